@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * faulttune analysis core: pairing, percentiles, collision vs sharing
+ * classification and the what-if re-bucketing replay.
+ *
+ * Pairing follows perf lock's sequence state machine: per task and lock
+ * class, start -> acquire -> release.  Sequences that do not follow it are
+ * counted (unpaired_*) rather than dropped silently.
+ *
+ * Classification: for a contended acquisition of hugetlb bucket B, the task
+ * that handed B over is the one that acquired B last before us (a mutex
+ * serialises its holders, and the trace is merged in timestamp order).  If
+ * its (mapping, index) differs from ours, a bigger table could have avoided
+ * the wait: a collision.  If it is the same key, the wait is true sharing
+ * and no table size helps.  If B was never seen acquired: unknown.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "faulttune.h"
+
+int ft_vec_push(struct ft_vec *vec, uint64_t x)
+{
+	if (vec->n == vec->cap) {
+		size_t cap = vec->cap ? vec->cap * 2 : 64;
+		uint64_t *v = realloc(vec->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		vec->v = v;
+		vec->cap = cap;
+	}
+	vec->v[vec->n++] = x;
+	return 0;
+}
+
+void ft_vec_free(struct ft_vec *vec)
+{
+	free(vec->v);
+	memset(vec, 0, sizeof(*vec));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t ft_percentile(struct ft_vec *vec, double q)
+{
+	size_t rank;
+
+	if (!vec->n)
+		return 0;
+	qsort(vec->v, vec->n, sizeof(uint64_t), cmp_u64);
+	if (q <= 0)
+		return vec->v[0];
+	/* nearest rank: ceil(q/100 * n), 1-based */
+	rank = (size_t)(q / 100.0 * vec->n);
+	if ((double)rank < q / 100.0 * vec->n)
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	if (rank > vec->n)
+		rank = vec->n;
+	return vec->v[rank - 1];
+}
+
+void ft_stats_free(struct ft_stats *s)
+{
+	ft_vec_free(&s->wait);
+	ft_vec_free(&s->hold);
+}
+
+/* ---- u64 map ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int map_grow(struct ft_map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64, i;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	void **vals = calloc(cap, sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (!m->vals[i])
+			continue;
+		j = mix64(m->keys[i]) & (cap - 1);
+		while (vals[j])
+			j = (j + 1) & (cap - 1);
+		keys[j] = m->keys[i];
+		vals[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->cap = cap;
+	return 0;
+}
+
+/*
+ * Returns the slot for key; with create, an empty slot (*slot == NULL) is
+ * reserved and the caller must store a non-NULL value in it.
+ */
+void **ft_map_get(struct ft_map *m, uint64_t key, int create)
+{
+	size_t j;
+
+	if (!m->cap) {
+		if (!create || map_grow(m))
+			return NULL;
+	}
+	j = mix64(key) & (m->cap - 1);
+	while (m->vals[j]) {
+		if (m->keys[j] == key)
+			return &m->vals[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	if (!create)
+		return NULL;
+	if ((m->n + 1) * 2 > m->cap) {
+		if (map_grow(m))
+			return NULL;
+		return ft_map_get(m, key, create);
+	}
+	m->keys[j] = key;
+	m->n++;
+	return &m->vals[j];
+}
+
+void ft_map_free(struct ft_map *m, void (*free_val)(void *))
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->vals[i] && free_val)
+			free_val(m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- names ---- */
+
+const char *ft_hop_name(unsigned int op)
+{
+	static const char * const n[] = {
+		"fault", "wp", "userfault", "fallocate", "punch", "memfd",
+		"uffd_copy", "other",
+	};
+	return op < FT_HOP_NR ? n[op] : "other";
+}
+
+const char *ft_mop_name(unsigned int op)
+{
+	static const char * const n[] = {
+		"reserve", "free", "lookup", "list", "other",
+	};
+	return op < FT_MOP_NR ? n[op] : "other";
+}
+
+/* ---- analysis ---- */
+
+enum { SEQ_NONE, SEQ_STARTED, SEQ_ACQUIRED };
+
+struct task_state {
+	int state;
+	uint64_t start_ts, acq_ts;
+	uint64_t mapping, index;
+	uint32_t hash, bucket, nbuckets;
+	uint32_t op;
+	uint64_t wait_ns;
+};
+
+struct bucket_state {
+	uint64_t mapping, index;
+	int pid;
+};
+
+void ft_analysis_init(struct ft_analysis *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+static void free_bucket(void *p)
+{
+	struct ft_bucket_stats *b = p;
+
+	ft_stats_free(&b->st);
+	free(b);
+}
+
+static void free_lockaddr(void *p)
+{
+	struct ft_lockaddr_stats *l = p;
+
+	ft_stats_free(&l->st);
+	free(l);
+}
+
+void ft_analysis_free(struct ft_analysis *a)
+{
+	int i;
+
+	for (i = 0; i < FT_HOP_NR; i++)
+		ft_stats_free(&a->hop[i]);
+	for (i = 0; i < FT_MOP_NR; i++)
+		ft_stats_free(&a->mop[i]);
+	ft_stats_free(&a->hall);
+	ft_stats_free(&a->mall);
+	ft_stats_free(&a->call);
+	ft_map_free(&a->buckets, free_bucket);
+	ft_map_free(&a->bstate, free);
+	ft_map_free(&a->tasks, free);
+	ft_map_free(&a->lockaddrs, free_lockaddr);
+	free(a->holds);
+	memset(a, 0, sizeof(*a));
+}
+
+static struct task_state *task_get(struct ft_analysis *a, int lock, int pid)
+{
+	uint64_t key = ((uint64_t)lock << 40) | (uint32_t)pid;
+	void **slot = ft_map_get(&a->tasks, key, 1);
+
+	if (!slot)
+		return NULL;
+	if (!*slot)
+		*slot = calloc(1, sizeof(struct task_state));
+	return *slot;
+}
+
+static struct ft_bucket_stats *bucket_get(struct ft_analysis *a,
+					  uint32_t nb, uint32_t b)
+{
+	uint64_t key = ((uint64_t)nb << 32) | b;
+	void **slot = ft_map_get(&a->buckets, key, 1);
+	struct ft_bucket_stats *bs;
+
+	if (!slot)
+		return NULL;
+	if (!*slot) {
+		bs = calloc(1, sizeof(*bs));
+		if (!bs)
+			return NULL;
+		bs->nbuckets = nb;
+		bs->bucket = b;
+		*slot = bs;
+	}
+	return *slot;
+}
+
+static void stats_acquire(struct ft_stats *s, int contended, uint64_t wait,
+			  int cls)
+{
+	s->acq++;
+	if (!contended)
+		return;
+	s->contended++;
+	s->wait_total += wait;
+	if (wait > s->wait_max)
+		s->wait_max = wait;
+	ft_vec_push(&s->wait, wait);
+	switch (cls) {
+	case 1:
+		s->collisions++;
+		s->coll_wait += wait;
+		break;
+	case 2:
+		s->sharing++;
+		s->share_wait += wait;
+		break;
+	default:
+		s->unknown++;
+		break;
+	}
+}
+
+static void stats_release(struct ft_stats *s, uint64_t hold)
+{
+	s->releases++;
+	if (hold)
+		ft_vec_push(&s->hold, hold);
+}
+
+static void push_hold(struct ft_analysis *a, const struct ft_hold *h)
+{
+	if (a->nholds == a->capholds) {
+		size_t cap = a->capholds ? a->capholds * 2 : 256;
+		struct ft_hold *n = realloc(a->holds, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		a->holds = n;
+		a->capholds = cap;
+	}
+	a->holds[a->nholds++] = *h;
+}
+
+static unsigned int log2u(uint32_t x)
+{
+	unsigned int l = 0;
+
+	while (x > 1) {
+		x >>= 1;
+		l++;
+	}
+	return l;
+}
+
+/* 1: collision, 2: sharing, 0: unknown */
+static int classify(struct ft_analysis *a, const struct ft_event *ev)
+{
+	uint64_t key = ((uint64_t)ev->nbuckets << 32) | ev->bucket;
+	void **slot = ft_map_get(&a->bstate, key, 1);
+	struct bucket_state *bs;
+	int cls = 0;
+
+	if (!slot)
+		return 0;
+	bs = *slot;
+	if (bs) {
+		if (ev->contended)
+			cls = (bs->mapping == ev->mapping &&
+			       bs->index == ev->index) ? 2 : 1;
+	} else {
+		bs = calloc(1, sizeof(*bs));
+		if (!bs)
+			return 0;
+		*slot = bs;
+	}
+	bs->mapping = ev->mapping;
+	bs->index = ev->index;
+	bs->pid = ev->pid;
+	return cls;
+}
+
+static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
+{
+	struct task_state *t = task_get(a, FT_LK_HUGETLB, ev->pid);
+	unsigned int op = ev->op < FT_HOP_NR ? ev->op : FT_HOP_OTHER;
+	struct ft_bucket_stats *bs;
+	struct ft_hold h;
+	int cls;
+
+	if (!t)
+		return;
+	if (ev->nbuckets) {
+		if (ev->nbuckets > a->max_nbuckets)
+			a->max_nbuckets = ev->nbuckets;
+		a->nbuckets_seen[log2u(ev->nbuckets) & 31] = ev->nbuckets;
+		if (ft_is_pow2(ev->nbuckets) &&
+		    (ev->hash & (ev->nbuckets - 1)) != ev->bucket)
+			a->hash_mismatch++;
+	}
+
+	switch (ev->kind) {
+	case FT_EV_START:
+		if (t->state != SEQ_NONE)
+			a->unpaired_start++;
+		t->state = SEQ_STARTED;
+		t->start_ts = ev->ts;
+		t->mapping = ev->mapping;
+		t->index = ev->index;
+		break;
+	case FT_EV_ACQUIRE:
+		if (t->state != SEQ_STARTED || t->mapping != ev->mapping ||
+		    t->index != ev->index) {
+			a->unpaired_acquire++;
+			t->start_ts = ev->ts - (ev->wait_ns < ev->ts ?
+						ev->wait_ns : 0);
+		}
+		cls = classify(a, ev);
+		stats_acquire(&a->hop[op], ev->contended, ev->wait_ns, cls);
+		stats_acquire(&a->hall, ev->contended, ev->wait_ns, cls);
+		bs = bucket_get(a, ev->nbuckets, ev->bucket);
+		if (bs)
+			stats_acquire(&bs->st, ev->contended, ev->wait_ns, cls);
+		t->state = SEQ_ACQUIRED;
+		t->acq_ts = ev->ts;
+		t->mapping = ev->mapping;
+		t->index = ev->index;
+		t->hash = ev->hash;
+		t->bucket = ev->bucket;
+		t->nbuckets = ev->nbuckets;
+		t->op = op;
+		break;
+	case FT_EV_RELEASE:
+		stats_release(&a->hop[op], ev->hold_ns);
+		stats_release(&a->hall, ev->hold_ns);
+		bs = bucket_get(a, ev->nbuckets, ev->bucket);
+		if (bs)
+			stats_release(&bs->st, ev->hold_ns);
+		if (t->state != SEQ_ACQUIRED) {
+			a->unpaired_release++;
+		} else if (t->mapping != ev->mapping || t->index != ev->index) {
+			a->key_mismatch++;
+		} else {
+			h.req_ts = t->start_ts;
+			h.acq_ts = t->acq_ts;
+			h.rel_ts = ev->ts;
+			h.mapping = ev->mapping;
+			h.index = ev->index;
+			h.hash = ev->hash;
+			push_hold(a, &h);
+		}
+		t->state = SEQ_NONE;
+		break;
+	case FT_EV_RESIZE:
+		a->resizes++;
+		a->last_resize.old_n = ev->old_nbuckets;
+		a->last_resize.new_n = ev->new_nbuckets;
+		a->last_resize.dur = ev->duration_ns;
+		a->last_resize.result = ev->result;
+		if (ev->new_nbuckets > a->max_nbuckets && !ev->result)
+			a->max_nbuckets = ev->new_nbuckets;
+		break;
+	}
+}
+
+static void feed_memtype(struct ft_analysis *a, const struct ft_event *ev)
+{
+	struct task_state *t = task_get(a, FT_LK_MEMTYPE, ev->pid);
+	unsigned int op = ev->op < FT_MOP_NR ? ev->op : FT_MOP_OTHER;
+
+	if (!t)
+		return;
+	switch (ev->kind) {
+	case FT_EV_START:
+		if (t->state != SEQ_NONE)
+			a->unpaired_start++;
+		t->state = SEQ_STARTED;
+		break;
+	case FT_EV_ACQUIRE:
+		if (t->state != SEQ_STARTED)
+			a->unpaired_acquire++;
+		stats_acquire(&a->mop[op], ev->contended, ev->wait_ns, 0);
+		stats_acquire(&a->mall, ev->contended, ev->wait_ns, 0);
+		t->state = SEQ_ACQUIRED;
+		break;
+	case FT_EV_RELEASE:
+		if (t->state != SEQ_ACQUIRED)
+			a->unpaired_release++;
+		stats_release(&a->mop[op], ev->hold_ns);
+		stats_release(&a->mall, ev->hold_ns);
+		t->state = SEQ_NONE;
+		break;
+	}
+}
+
+/* lock:contention_begin/end: only addresses and wait times */
+static void feed_contention(struct ft_analysis *a, const struct ft_event *ev)
+{
+	struct task_state *t = task_get(a, FT_LK_CONTENTION, ev->pid);
+	struct ft_lockaddr_stats *l;
+	void **slot;
+	uint64_t wait;
+
+	if (!t)
+		return;
+	if (ev->kind == FT_EV_START) {
+		if (t->state != SEQ_NONE)
+			a->unpaired_start++;
+		t->state = SEQ_STARTED;
+		t->start_ts = ev->ts;
+		t->mapping = ev->mapping;
+		t->index = ev->index;	/* flags */
+		return;
+	}
+	if (ev->kind != FT_EV_ACQUIRE)
+		return;
+	if (t->state != SEQ_STARTED || t->mapping != ev->mapping) {
+		a->unpaired_acquire++;
+		t->state = SEQ_NONE;
+		return;
+	}
+	t->state = SEQ_NONE;
+	wait = ev->ts - t->start_ts;
+	slot = ft_map_get(&a->lockaddrs, ev->mapping, 1);
+	if (!slot)
+		return;
+	if (!*slot) {
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return;
+		l->addr = ev->mapping;
+		l->flags = (uint32_t)t->index;
+		*slot = l;
+	}
+	l = *slot;
+	stats_acquire(&l->st, 1, wait, 0);
+	stats_acquire(&a->call, 1, wait, 0);
+}
+
+void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
+{
+	if (!a->first_ts || ev->ts < a->first_ts)
+		a->first_ts = ev->ts;
+	if (ev->ts > a->last_ts)
+		a->last_ts = ev->ts;
+	if (ev->kind == FT_EV_MARKER) {
+		a->markers++;
+		return;
+	}
+	if (ev->lock < 0 || ev->lock >= FT_LK_NR)
+		return;
+	a->nev[ev->lock]++;
+	switch (ev->lock) {
+	case FT_LK_HUGETLB:
+		feed_hugetlb(a, ev);
+		break;
+	case FT_LK_MEMTYPE:
+		feed_memtype(a, ev);
+		break;
+	case FT_LK_CONTENTION:
+		feed_contention(a, ev);
+		break;
+	}
+}
+
+void ft_analysis_lost(struct ft_analysis *a, int cpu, long long missed)
+{
+	(void)cpu;
+	if (missed > 0)
+		a->lost_events += missed;
+	else if (missed < 0)
+		a->lost_unknown++;
+}
+
+void ft_analysis_finish(struct ft_analysis *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->tasks.cap; i++) {
+		struct task_state *t = a->tasks.vals[i];
+
+		if (t && t->state != SEQ_NONE) {
+			a->open_at_end++;
+			t->state = SEQ_NONE;
+		}
+	}
+}
+
+/* ---- what-if ---- */
+
+static int cmp_hold(const void *x, const void *y)
+{
+	const struct ft_hold *a = x, *b = y;
+
+	if (a->acq_ts != b->acq_ts)
+		return a->acq_ts < b->acq_ts ? -1 : 1;
+	return (a->rel_ts > b->rel_ts) - (a->rel_ts < b->rel_ts);
+}
+
+/*
+ * Replay the recorded holds through a table of `size` buckets: a hold that
+ * was requested while its new bucket was still held (by the recorded
+ * release time) waits; if the holder had another key it is a predicted
+ * collision and the wait counted is the holder's remaining hold time.
+ * There is no queueing feedback (a predicted wait does not delay the
+ * recorded hold), so the model is exact only for isolated conflicts; at
+ * the recorded size it reproduces the measured handovers.
+ */
+static void whatif_one(struct ft_hold *h, size_t n, uint32_t size,
+		       uint64_t *until, uint64_t *km, uint64_t *ki,
+		       struct ft_whatif_row *row)
+{
+	size_t i;
+
+	memset(until, 0, size * sizeof(*until));
+	memset(row, 0, sizeof(*row));
+	row->size = size;
+	row->mem_bytes = (uint64_t)size * FT_MUTEX_BYTES;
+	for (i = 0; i < n; i++) {
+		uint32_t b = h[i].hash & (size - 1);
+		uint64_t t = h[i].req_ts;
+
+		if (until[b] > t) {
+			if (km[b] != h[i].mapping || ki[b] != h[i].index) {
+				row->collisions++;
+				row->coll_wait_ns += until[b] - t;
+			} else {
+				row->sharing++;
+				row->share_wait_ns += until[b] - t;
+			}
+		}
+		if (h[i].rel_ts >= until[b]) {
+			until[b] = h[i].rel_ts;
+			km[b] = h[i].mapping;
+			ki[b] = h[i].index;
+		}
+	}
+}
+
+int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
+	      struct ft_whatif_row **rows)
+{
+	struct ft_hold *h;
+	uint64_t *until, *km, *ki;
+	uint32_t size;
+	int nrows = 0, i;
+
+	*rows = NULL;
+	if (!max_size || !ft_is_pow2(max_size))
+		return -1;
+	for (size = 1; size && size <= max_size; size <<= 1)
+		nrows++;
+	*rows = calloc(nrows, sizeof(**rows));
+	h = malloc((a->nholds ? a->nholds : 1) * sizeof(*h));
+	until = malloc(max_size * sizeof(*until));
+	km = malloc(max_size * sizeof(*km));
+	ki = malloc(max_size * sizeof(*ki));
+	if (!*rows || !h || !until || !km || !ki) {
+		free(*rows);
+		*rows = NULL;
+		nrows = -1;
+		goto out;
+	}
+	if (a->nholds)
+		memcpy(h, a->holds, a->nholds * sizeof(*h));
+	qsort(h, a->nholds, sizeof(*h), cmp_hold);
+	for (i = 0, size = 1; i < nrows; i++, size <<= 1)
+		whatif_one(h, a->nholds, size, until, km, ki, &(*rows)[i]);
+out:
+	free(h);
+	free(until);
+	free(km);
+	free(ki);
+	return nrows;
+}

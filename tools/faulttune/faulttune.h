@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * faulttune: shared declarations.
+ *
+ * The analysis core (analysis.c) knows nothing about trace.dat or tracefs:
+ * readers turn records into struct ft_event and feed them to an
+ * struct ft_analysis, so the unit tests can build event streams by hand.
+ */
+#ifndef FAULTTUNE_H
+#define FAULTTUNE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#define FT_VERSION "0.1"
+
+/* hugetlb op codes (kernel contract) */
+enum ft_hop {
+	FT_HOP_FAULT, FT_HOP_WP, FT_HOP_USERFAULT, FT_HOP_FALLOCATE,
+	FT_HOP_PUNCH, FT_HOP_MEMFD, FT_HOP_UFFD_COPY, FT_HOP_OTHER,
+	FT_HOP_NR
+};
+
+/* memtype op codes (kernel contract) */
+enum ft_mop {
+	FT_MOP_RESERVE, FT_MOP_FREE, FT_MOP_LOOKUP, FT_MOP_LIST, FT_MOP_OTHER,
+	FT_MOP_NR
+};
+
+enum ft_lock { FT_LK_HUGETLB, FT_LK_MEMTYPE, FT_LK_CONTENTION, FT_LK_NR };
+
+enum ft_kind {
+	FT_EV_START,		/* *_start_locking, lock:contention_begin */
+	FT_EV_ACQUIRE,		/* *_acquire_returned, lock:contention_end */
+	FT_EV_RELEASE,		/* *_released */
+	FT_EV_RESIZE,		/* hugetlb_fault_mutex_resize */
+	FT_EV_MARKER,		/* ftrace:print from trace_marker */
+};
+
+struct ft_event {
+	uint64_t ts;		/* ns */
+	int cpu;
+	int pid;
+	int lock;		/* enum ft_lock */
+	int kind;		/* enum ft_kind */
+	uint32_t op;
+	uint64_t mapping;	/* hugetlb; memtype: start; contention: lock addr */
+	uint64_t index;		/* hugetlb; memtype: end; contention: flags */
+	uint32_t hash;
+	uint32_t bucket;
+	uint32_t nbuckets;
+	int contended;
+	uint64_t wait_ns;
+	uint64_t hold_ns;
+	/* resize */
+	uint32_t old_nbuckets, new_nbuckets;
+	uint64_t duration_ns;
+	int result;
+	const char *marker;	/* FT_EV_MARKER only, not owned */
+};
+
+/* growable vector of u64 samples */
+struct ft_vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+int ft_vec_push(struct ft_vec *vec, uint64_t x);
+void ft_vec_free(struct ft_vec *vec);
+/* nearest-rank percentile, q in [0,100]; sorts the vector; 0 when empty */
+uint64_t ft_percentile(struct ft_vec *vec, double q);
+
+struct ft_stats {
+	uint64_t acq;		/* acquisitions (acquire_returned events) */
+	uint64_t contended;
+	uint64_t collisions;	/* contended, bucket last held by another key */
+	uint64_t sharing;	/* contended, bucket last held by the same key */
+	uint64_t unknown;	/* contended, previous holder not seen */
+	uint64_t wait_total, wait_max;
+	uint64_t coll_wait, share_wait;
+	struct ft_vec wait;	/* wait_ns of contended acquisitions */
+	struct ft_vec hold;	/* hold_ns of releases with hold_ns > 0 */
+	uint64_t releases;
+};
+void ft_stats_free(struct ft_stats *s);
+
+/* completed hold of a hugetlb fault mutex: input of the what-if replay */
+struct ft_hold {
+	uint64_t req_ts, acq_ts, rel_ts;
+	uint64_t mapping, index;
+	uint32_t hash;
+};
+
+struct ft_whatif_row {
+	uint32_t size;
+	uint64_t collisions, sharing;
+	uint64_t coll_wait_ns, share_wait_ns;
+	uint64_t mem_bytes;
+};
+
+/* u64 -> slot map, open addressing, used for tasks and buckets */
+struct ft_map {
+	uint64_t *keys;
+	void **vals;
+	size_t cap, n;
+};
+void **ft_map_get(struct ft_map *m, uint64_t key, int create);
+void ft_map_free(struct ft_map *m, void (*free_val)(void *));
+
+struct ft_bucket_stats {
+	uint32_t nbuckets, bucket;
+	struct ft_stats st;
+};
+
+struct ft_lockaddr_stats {
+	uint64_t addr;
+	uint32_t flags;
+	struct ft_stats st;
+};
+
+struct ft_analysis {
+	struct ft_stats hop[FT_HOP_NR];
+	struct ft_stats mop[FT_MOP_NR];
+	struct ft_stats hall;	/* all hugetlb ops */
+	struct ft_stats mall;	/* all memtype ops */
+	struct ft_map buckets;	/* (nbuckets << 32 | bucket) -> ft_bucket_stats */
+	struct ft_map bstate;	/* same key -> last holder */
+	struct ft_map tasks;	/* (lock << 40 | pid) -> pairing state */
+	struct ft_map lockaddrs;/* contention fallback: addr -> ft_lockaddr_stats */
+	struct ft_stats call;	/* all lock:contention */
+	struct ft_hold *holds;
+	size_t nholds, capholds;
+	uint64_t nev[FT_LK_NR];
+	uint64_t markers, resizes;
+	uint64_t unpaired_start, unpaired_acquire, unpaired_release;
+	uint64_t key_mismatch;	/* release of another key than acquired */
+	uint64_t open_at_end;	/* sequences still open when the trace ended */
+	uint64_t hash_mismatch;	/* bucket != hash & (nbuckets - 1) */
+	uint64_t lost_events;	/* sum of known missed events */
+	uint64_t lost_unknown;	/* pages with missed events of unknown count */
+	uint32_t max_nbuckets;
+	uint32_t nbuckets_seen[32];	/* bitmap by log2 */
+	uint64_t first_ts, last_ts;
+	struct {
+		uint32_t old_n, new_n;
+		uint64_t dur;
+		int result;
+	} last_resize;
+};
+
+void ft_analysis_init(struct ft_analysis *a);
+void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev);
+void ft_analysis_lost(struct ft_analysis *a, int cpu, long long missed);
+void ft_analysis_finish(struct ft_analysis *a);
+void ft_analysis_free(struct ft_analysis *a);
+
+/*
+ * What-if replay: rows for sizes 1, 2, 4 .. max_size; caller frees.
+ * Returns the number of rows or -1.
+ */
+int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
+	      struct ft_whatif_row **rows);
+
+/* bytes of one struct mutex on x86_64 without debug options */
+#define FT_MUTEX_BYTES 32
+
+/* jhash.c */
+uint32_t ft_jhash2(const uint32_t *k, uint32_t length, uint32_t initval);
+uint32_t ft_fault_hash(uint64_t mapping, uint64_t index);
+
+/* names */
+const char *ft_hop_name(unsigned int op);
+const char *ft_mop_name(unsigned int op);
+
+/* output formats */
+enum ft_fmt { FT_FMT_TEXT, FT_FMT_JSON, FT_FMT_CSV };
+
+/* util.c */
+int ft_parse_u64(const char *s, uint64_t *out);
+int ft_parse_size(const char *s, uint64_t *out);	/* 2M, 1G, 4096 */
+int ft_is_pow2(uint64_t x);
+const char *ft_fmt_ns(uint64_t ns, char *buf, size_t len);
+void ft_json_str(FILE *f, const char *s);
+extern int ft_verbose;
+void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* report.c */
+struct ft_report_opts {
+	const char *file;
+	enum ft_fmt fmt;
+	int top;
+	uint32_t max_size;
+	const char *plot;
+};
+int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
+int ft_read_tracedat(const char *file, struct ft_analysis *a);
+void ft_report_print(FILE *f, struct ft_analysis *a,
+		     const struct ft_report_opts *o);
+
+/* subcommands */
+int cmd_report(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+
+#endif

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.dat reader: libtracecmd iterates the records of every CPU in
+ * timestamp order; each record is turned into a struct ft_event by reading
+ * its fields by name (never by offset) through libtraceevent.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <trace-cmd/trace-cmd.h>
+#include <traceevent/event-parse.h>
+#include "faulttune.h"
+
+struct ft_evdesc {
+	int id;
+	int lock, kind;
+	struct tep_event *event;
+	struct tep_format_field *f_mapping, *f_index, *f_hash, *f_bucket,
+		*f_nbuckets, *f_op, *f_contended, *f_wait, *f_hold,
+		*f_start, *f_end, *f_addr, *f_flags,
+		*f_old, *f_new, *f_dur, *f_result, *f_buf;
+};
+
+enum {
+	D_H_START, D_H_ACQ, D_H_REL, D_H_RESIZE,
+	D_M_START, D_M_ACQ, D_M_REL,
+	D_C_BEGIN, D_C_END, D_PRINT, D_NR
+};
+
+static const struct {
+	const char *sys, *name;
+	int lock, kind;
+} ev_table[D_NR] = {
+	{ "hugetlb", "hugetlb_fault_mutex_start_locking", FT_LK_HUGETLB, FT_EV_START },
+	{ "hugetlb", "hugetlb_fault_mutex_acquire_returned", FT_LK_HUGETLB, FT_EV_ACQUIRE },
+	{ "hugetlb", "hugetlb_fault_mutex_released", FT_LK_HUGETLB, FT_EV_RELEASE },
+	{ "hugetlb", "hugetlb_fault_mutex_resize", FT_LK_HUGETLB, FT_EV_RESIZE },
+	{ "memtype", "memtype_lock_start_locking", FT_LK_MEMTYPE, FT_EV_START },
+	{ "memtype", "memtype_lock_acquire_returned", FT_LK_MEMTYPE, FT_EV_ACQUIRE },
+	{ "memtype", "memtype_lock_released", FT_LK_MEMTYPE, FT_EV_RELEASE },
+	{ "lock", "contention_begin", FT_LK_CONTENTION, FT_EV_START },
+	{ "lock", "contention_end", FT_LK_CONTENTION, FT_EV_ACQUIRE },
+	{ "ftrace", "print", -1, FT_EV_MARKER },
+};
+
+struct reader {
+	struct tep_handle *tep;
+	struct ft_evdesc d[D_NR];
+	struct ft_analysis *a;
+	unsigned long long records;
+	unsigned long long bad_records;
+};
+
+static uint64_t num(struct tep_format_field *f, struct tep_record *r, int *ok)
+{
+	unsigned long long v = 0;
+
+	if (!f)
+		return 0;
+	if (tep_read_number_field(f, r->data, &v))
+		*ok = 0;
+	return v;
+}
+
+static int on_record(struct tracecmd_input *h, struct tep_record *r,
+		     int cpu, void *data)
+{
+	struct reader *rd = data;
+	struct ft_event ev;
+	struct ft_evdesc *d = NULL;
+	int id, i, ok = 1;
+
+	(void)h;
+	rd->records++;
+	if (r->missed_events)
+		ft_analysis_lost(rd->a, cpu, r->missed_events);
+	id = tep_data_type(rd->tep, r);
+	for (i = 0; i < D_NR; i++)
+		if (rd->d[i].event && rd->d[i].id == id)
+			d = &rd->d[i];
+	if (!d)
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = r->ts;
+	ev.cpu = cpu;
+	ev.pid = tep_data_pid(rd->tep, r);
+	ev.lock = d->lock;
+	ev.kind = d->kind;
+	if (d->kind == FT_EV_MARKER) {
+		ev.lock = -1;
+		ev.marker = d->f_buf ? (char *)r->data + d->f_buf->offset : "";
+		ft_analysis_feed(rd->a, &ev);
+		return 0;
+	}
+	if (d->lock == FT_LK_CONTENTION) {
+		ev.mapping = num(d->f_addr, r, &ok);
+		ev.index = num(d->f_flags, r, &ok);
+	} else if (d->lock == FT_LK_MEMTYPE) {
+		ev.mapping = num(d->f_start, r, &ok);
+		ev.index = num(d->f_end, r, &ok);
+	} else {
+		ev.mapping = num(d->f_mapping, r, &ok);
+		ev.index = num(d->f_index, r, &ok);
+		ev.hash = num(d->f_hash, r, &ok);
+		ev.bucket = num(d->f_bucket, r, &ok);
+		ev.nbuckets = num(d->f_nbuckets, r, &ok);
+	}
+	ev.op = num(d->f_op, r, &ok);
+	ev.contended = !!num(d->f_contended, r, &ok);
+	ev.wait_ns = num(d->f_wait, r, &ok);
+	ev.hold_ns = num(d->f_hold, r, &ok);
+	ev.old_nbuckets = num(d->f_old, r, &ok);
+	ev.new_nbuckets = num(d->f_new, r, &ok);
+	ev.duration_ns = num(d->f_dur, r, &ok);
+	ev.result = (int)num(d->f_result, r, &ok);
+	if (!ok) {
+		rd->bad_records++;
+		return 0;
+	}
+	ft_analysis_feed(rd->a, &ev);
+	return 0;
+}
+
+static int setup(struct reader *rd, const char *file)
+{
+	int i, n = 0;
+
+	for (i = 0; i < D_NR; i++) {
+		struct ft_evdesc *d = &rd->d[i];
+		struct tep_event *e;
+
+		e = tep_find_event_by_name(rd->tep, ev_table[i].sys,
+					   ev_table[i].name);
+		d->lock = ev_table[i].lock;
+		d->kind = ev_table[i].kind;
+		if (!e)
+			continue;
+		d->event = e;
+		d->id = e->id;
+		d->f_mapping = tep_find_field(e, "mapping");
+		d->f_index = tep_find_field(e, "index");
+		d->f_hash = tep_find_field(e, "hash");
+		d->f_bucket = tep_find_field(e, "bucket");
+		d->f_nbuckets = tep_find_field(e, "nbuckets");
+		d->f_op = tep_find_field(e, "op");
+		d->f_contended = tep_find_field(e, "contended");
+		d->f_wait = tep_find_field(e, "wait_ns");
+		d->f_hold = tep_find_field(e, "hold_ns");
+		d->f_start = tep_find_field(e, "start");
+		d->f_end = tep_find_field(e, "end");
+		d->f_addr = tep_find_field(e, "lock_addr");
+		d->f_flags = tep_find_field(e, "flags");
+		d->f_old = tep_find_field(e, "old_nbuckets");
+		d->f_new = tep_find_field(e, "new_nbuckets");
+		d->f_dur = tep_find_field(e, "duration_ns");
+		d->f_result = tep_find_field(e, "result");
+		d->f_buf = tep_find_field(e, "buf");
+		if (i <= D_H_REL && (!d->f_hash || !d->f_bucket ||
+				     !d->f_nbuckets || !d->f_mapping)) {
+			ft_err("%s: event hugetlb:%s lacks the hash/bucket/"
+			       "nbuckets/mapping fields of the faulttune kernel "
+			       "patches", file, ev_table[i].name);
+			return -1;
+		}
+		if (i != D_PRINT)
+			n++;
+	}
+	if (!n) {
+		ft_err("%s: no hugetlb, memtype or lock:contention events in this "
+		       "file (record with 'faulttune record' or 'trace-cmd record "
+		       "-e hugetlb -e memtype')", file);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Events may sit in the top-level buffer (trace-cmd record -e) or in a
+ * buffer instance (trace-cmd record -B, trace-cmd extract -B): merge them
+ * all in timestamp order.
+ */
+static int iterate_all(struct tracecmd_input *h, struct reader *rd)
+{
+	int n = tracecmd_buffer_instances(h), i, nh = 1, ret;
+	struct tracecmd_input **hs;
+
+	if (n <= 0)
+		return tracecmd_iterate_events(h, NULL, 0, on_record, rd);
+	hs = calloc(n + 1, sizeof(*hs));
+	if (!hs)
+		return -1;
+	hs[0] = h;
+	for (i = 0; i < n; i++) {
+		hs[nh] = tracecmd_buffer_instance_handle(h, i);
+		if (hs[nh])
+			nh++;
+	}
+	ret = tracecmd_iterate_events_multi(hs, nh, on_record, rd);
+	for (i = 1; i < nh; i++)
+		tracecmd_close(hs[i]);
+	free(hs);
+	return ret;
+}
+
+int ft_read_tracedat(const char *file, struct ft_analysis *a)
+{
+	struct tracecmd_input *h;
+	struct reader rd;
+	struct stat st;
+	int ret;
+
+	if (stat(file, &st)) {
+		ft_err("%s: %s", file, strerror(errno));
+		return -1;
+	}
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!h) {
+		ft_err("%s: not a readable trace.dat file (truncated or corrupt?)",
+		       file);
+		return -1;
+	}
+	memset(&rd, 0, sizeof(rd));
+	rd.a = a;
+	rd.tep = tracecmd_get_tep(h);
+	if (!rd.tep || setup(&rd, file)) {
+		tracecmd_close(h);
+		return -1;
+	}
+	ret = iterate_all(h, &rd);
+	tracecmd_close(h);
+	if (ret < 0) {
+		ft_err("%s: error while reading the event data (truncated?)", file);
+		return -1;
+	}
+	if (rd.bad_records)
+		ft_err("%s: %llu records with unreadable fields skipped", file,
+		       rd.bad_records);
+	ft_analysis_finish(a);
+	return 0;
+}

@@ -198,6 +198,45 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a);
 void ft_report_print(FILE *f, struct ft_analysis *a,
 		     const struct ft_report_opts *o);
 
+
+/* tfs.c: our own tracefs instance, never the top-level buffer */
+struct tracefs_instance;
+extern volatile int ft_stop;		/* set by SIGINT / SIGTERM / SIGHUP */
+extern volatile int ft_stop_sig;
+void ft_install_signals(void);
+int ft_tracefs_check(void);		/* root + tracefs; prints the error */
+int ft_cleanup_stale(int quiet);	/* removes faulttune-* of dead pids */
+
+enum ft_evset { FT_EVS_NONE, FT_EVS_FAULTTUNE, FT_EVS_CONTENTION };
+
+struct ft_inst {
+	struct tracefs_instance *inst;
+	char name[64];
+	int ncpus;
+	int evset;			/* enum ft_evset */
+	const char *systems[4];		/* enabled systems, NULL-terminated */
+	int nsys;
+};
+int ft_inst_create(struct ft_inst *fi, size_t buffer_kb);
+int ft_inst_enable(struct ft_inst *fi, int quiet);
+int ft_inst_marker(struct ft_inst *fi, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+char *ft_inst_file(struct ft_inst *fi, const char *file); /* tracefs_put_tracing_file */
+void ft_inst_destroy(struct ft_inst *fi);
+/* overrun + dropped events per cpu summed; fills per-cpu stats text */
+uint64_t ft_inst_lost(struct ft_inst *fi, char ***stats);
+char *ft_read_all(const char *path, size_t *len);
+
+/* record.c: raw per-CPU capture into trace.dat, used by tune too */
+struct ft_capture;
+struct ft_capture *ft_capture_start(struct ft_inst *fi, const char *out);
+int ft_capture_poll(struct ft_capture *c);	/* drain available pages */
+int ft_capture_finish(struct ft_capture *c, uint64_t *lost);	/* writes file, frees */
+
+/* tracedat.c: trace.dat version 6 writer */
+int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
+		      char **cpu_files, char **cpustats, size_t page_size);
+
 /* subcommands */
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);

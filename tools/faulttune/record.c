@@ -1,10 +1,364 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * faulttune record: capture the hugetlb / memtype lock events (or the
+ * lock:contention fallback) in our own tracefs instance while a command
+ * runs, and write a trace.dat that trace-cmd report reads.
+ *
+ * The per-CPU trace_pipe_raw files are drained into temporary files while
+ * the command runs (so the recording is not limited by the ring buffer
+ * size), then assembled into a version 6 trace.dat (see tracedat.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <tracefs.h>
 #include "faulttune.h"
+
+struct ft_capture {
+	struct ft_inst *fi;
+	const char *out;
+	int ncpus;
+	int *in, *tmp;
+	char **tmpname;
+	size_t page_size;
+	char *page;
+	uint64_t bytes;
+};
+
+static void capture_free(struct ft_capture *c)
+{
+	int i;
+
+	for (i = 0; i < c->ncpus; i++) {
+		if (c->in && c->in[i] >= 0)
+			close(c->in[i]);
+		if (c->tmp && c->tmp[i] >= 0)
+			close(c->tmp[i]);
+		if (c->tmpname && c->tmpname[i]) {
+			unlink(c->tmpname[i]);
+			free(c->tmpname[i]);
+		}
+	}
+	free(c->in);
+	free(c->tmp);
+	free(c->tmpname);
+	free(c->page);
+	free(c);
+}
+
+static size_t subbuf_size(struct ft_inst *fi)
+{
+	long long kb;
+
+	if (tracefs_instance_file_read_number(fi->inst, "buffer_subbuf_size_kb",
+					      &kb) == 0 && kb > 0)
+		return kb * 1024;
+	return getpagesize();
+}
+
+struct ft_capture *ft_capture_start(struct ft_inst *fi, const char *out)
+{
+	struct ft_capture *c = calloc(1, sizeof(*c));
+	int i;
+
+	if (!c)
+		return NULL;
+	c->fi = fi;
+	c->out = out;
+	c->ncpus = fi->ncpus;
+	c->page_size = subbuf_size(fi);
+	c->page = malloc(c->page_size);
+	c->in = malloc(c->ncpus * sizeof(int));
+	c->tmp = malloc(c->ncpus * sizeof(int));
+	c->tmpname = calloc(c->ncpus, sizeof(char *));
+	if (!c->page || !c->in || !c->tmp || !c->tmpname) {
+		free(c->page);
+		free(c->in);
+		free(c->tmp);
+		free(c->tmpname);
+		free(c);
+		return NULL;
+	}
+	for (i = 0; i < c->ncpus; i++)
+		c->in[i] = c->tmp[i] = -1;
+	for (i = 0; i < c->ncpus; i++) {
+		char file[64], *path;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", i);
+		path = ft_inst_file(fi, file);
+		if (!path)
+			goto fail;
+		c->in[i] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		tracefs_put_tracing_file(path);
+		if (c->in[i] < 0) {
+			if (errno == ENOENT)	/* possible but offline cpu */
+				continue;
+			ft_err("cannot open %s of %s: %s", file, fi->name,
+			       strerror(errno));
+			goto fail;
+		}
+		if (asprintf(&c->tmpname[i], "%s.cpu%d", out, i) < 0) {
+			c->tmpname[i] = NULL;
+			goto fail;
+		}
+		c->tmp[i] = open(c->tmpname[i], O_RDWR | O_CREAT | O_TRUNC |
+				 O_CLOEXEC, 0600);
+		if (c->tmp[i] < 0) {
+			ft_err("cannot create %s: %s", c->tmpname[i],
+			       strerror(errno));
+			goto fail;
+		}
+	}
+	return c;
+fail:
+	capture_free(c);
+	return NULL;
+}
+
+int ft_capture_poll(struct ft_capture *c)
+{
+	int i, got = 0;
+
+	for (i = 0; i < c->ncpus; i++) {
+		if (c->in[i] < 0)
+			continue;
+		for (;;) {
+			ssize_t r = read(c->in[i], c->page, c->page_size);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			if (r < (ssize_t)c->page_size)
+				memset(c->page + r, 0, c->page_size - r);
+			if (write(c->tmp[i], c->page, c->page_size) !=
+			    (ssize_t)c->page_size) {
+				ft_err("writing %s: %s", c->tmpname[i],
+				       strerror(errno));
+				return -1;
+			}
+			c->bytes += c->page_size;
+			got++;
+		}
+	}
+	return got;
+}
+
+int ft_capture_finish(struct ft_capture *c, uint64_t *lost)
+{
+	char **stats = NULL;
+	int ret, i;
+
+	tracefs_trace_off(c->fi->inst);
+	/* drain what is left, partial pages included */
+	while (ft_capture_poll(c) > 0)
+		;
+	*lost = ft_inst_lost(c->fi, &stats);
+	ret = ft_tracedat_write(c->out, c->fi, c->ncpus, c->tmpname, stats,
+				c->page_size);
+	for (i = 0; stats && i < c->ncpus; i++)
+		free(stats[i]);
+	free(stats);
+	capture_free(c);
+	return ret;
+}
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+"usage: faulttune record [options] [-- COMMAND [ARGS...]]\n"
+"  -o, --output FILE   trace.dat to write (default: trace.dat)\n"
+"  -b, --buffer KB     ring buffer size per CPU in KB\n"
+"  -d, --duration SEC  without COMMAND: stop after SEC seconds\n"
+"                      (default: until SIGINT)\n"
+"  -h, --help\n"
+"Records in its own tracefs instance faulttune-<pid>; the command sees\n"
+"FAULTTUNE_MARKER=<path of the instance's trace_marker> for phase markers.\n");
+}
+
+struct record_opts {
+	const char *out;
+	uint64_t buffer_kb;
+	double duration;
+	char **cmd;
+};
+
+static int parse_record(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->out = "trace.dat";
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:b:d:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'b':
+			if (ft_parse_u64(optarg, &o->buffer_kb) || !o->buffer_kb ||
+			    o->buffer_kb > (1ULL << 22)) {
+				ft_err("record: bad buffer size '%s' (KB per CPU)",
+				       optarg);
+				return -1;
+			}
+			break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end || o->duration <= 0) {
+				ft_err("record: bad duration '%s'", optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			record_usage(stdout);
+			return 1;
+		default:
+			ft_err("record: unknown or incomplete option '%s'",
+			       argv[optind - 1]);
+			record_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static pid_t run_child(struct ft_inst *fi, char **cmd)
+{
+	char *marker = ft_inst_file(fi, "trace_marker");
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (marker)
+			setenv("FAULTTUNE_MARKER", marker, 1);
+		execvp(cmd[0], cmd);
+		ft_err("cannot run %s: %s", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	tracefs_put_tracing_file(marker);
+	if (pid < 0)
+		ft_err("fork: %s", strerror(errno));
+	return pid;
+}
 
 int cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	ft_err("record: not implemented yet");
-	return 1;
+	struct record_opts o;
+	struct ft_inst fi;
+	struct ft_capture *cap = NULL;
+	pid_t child = -1;
+	int status = 0, ret, exit_code = 1, forwarded = 0;
+	double t0, tkill = 0;
+	uint64_t lost = 0;
+	struct stat st;
+
+	ret = parse_record(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 2 : 0;
+	if (ft_tracefs_check())
+		return 1;
+	ft_install_signals();
+	ft_cleanup_stale(0);
+	if (ft_inst_create(&fi, o.buffer_kb))
+		return 1;
+	if (ft_inst_enable(&fi, 0))
+		goto out;
+	cap = ft_capture_start(&fi, o.out);
+	if (!cap)
+		goto out;
+	if (tracefs_trace_on(fi.inst)) {
+		ft_err("cannot turn tracing on in %s", fi.name);
+		goto out;
+	}
+	ft_inst_marker(&fi, "faulttune: phase=record-start events=%s%s%s",
+		       fi.systems[0], fi.nsys > 1 ? "," : "",
+		       fi.nsys > 1 ? fi.systems[1] : "");
+	t0 = now();
+	if (o.cmd) {
+		child = run_child(&fi, o.cmd);
+		if (child < 0)
+			goto out_cap;
+	} else {
+		ft_info("faulttune: recording in instance %s, %s", fi.name,
+			o.duration ? "for the given duration" :
+			"press Ctrl-C to stop");
+	}
+	for (;;) {
+		if (ft_capture_poll(cap) < 0)
+			break;
+		if (child > 0) {
+			pid_t w = waitpid(child, &status, WNOHANG);
+
+			if (w == child) {
+				child = -1;
+				break;
+			}
+			if (ft_stop && !forwarded) {
+				kill(child, ft_stop_sig ? ft_stop_sig : SIGTERM);
+				forwarded = 1;
+				tkill = now() + 5;
+			}
+			if (forwarded && now() > tkill) {
+				kill(child, SIGKILL);
+				tkill = now() + 1e9;
+			}
+		} else if (ft_stop || (o.duration && now() - t0 >= o.duration)) {
+			break;
+		}
+		usleep(50000);
+	}
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+	}
+	ft_inst_marker(&fi, "faulttune: phase=record-end%s",
+		       ft_stop ? " interrupted=1" : "");
+out_cap:
+	if (ft_capture_finish(cap, &lost) == 0) {
+		cap = NULL;
+		if (!stat(o.out, &st))
+			ft_info("faulttune: wrote %s (%lld KB, %d CPUs), lost events: "
+				"%llu%s", o.out, (long long)st.st_size / 1024,
+				fi.ncpus, (unsigned long long)lost,
+				lost ? " (use a bigger -b)" : "");
+		exit_code = 0;
+		if (o.cmd && WIFEXITED(status))
+			exit_code = WEXITSTATUS(status);
+		else if (o.cmd && WIFSIGNALED(status) && !ft_stop)
+			exit_code = 128 + WTERMSIG(status);
+	}
+	cap = NULL;
+out:
+	ft_inst_destroy(&fi);
+	return exit_code;
 }

@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# faulttune host tests against the real tracefs of this machine (root).
+# Uses lock:contention_begin/end (or the faulttune events if the kernel has
+# them); no mocks.  Ends with "N passed, N failed".
+#
+# usage: tests/host-tracefs.sh ./faulttune
+FT=${1:-./faulttune}
+case $FT in /*) ;; *) FT=$(pwd)/$FT ;; esac
+T=/sys/kernel/tracing
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+nok() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: host tracefs tests need root"
+	echo "0 passed, 0 failed"
+	[ -n "$FT_REQUIRE_TRACEFS" ] && exit 1
+	exit 0
+fi
+[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
+if [ ! -d $T/instances ]; then
+	echo "SKIP: no tracefs at $T"
+	echo "0 passed, 0 failed"
+	[ -n "$FT_REQUIRE_TRACEFS" ] && exit 1
+	exit 0
+fi
+command -v trace-cmd >/dev/null || { echo "trace-cmd not installed (apt-get install trace-cmd)"; exit 1; }
+
+W=$(mktemp -d /tmp/faulttune-host.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+inst_count() { ls $T/instances | grep -c '^faulttune-'; }
+state() { cat $T/tracing_on $T/buffer_size_kb $T/set_event $T/current_tracer $T/trace_clock; }
+state > "$W/before"
+n0=$(inst_count)
+
+# 1: instance exists while recording, gone afterwards, file readable
+"$FT" record -o "$W/a.dat" -- sh -c "ls $T/instances > $W/during; sleep 0.3" 2>"$W/a.err"
+rc=$?
+check "record -- COMMAND exits 0" [ $rc = 0 ]
+check "instance faulttune-<pid> exists during the run" grep -q '^faulttune-' "$W/during"
+check "no instance left after the run" [ "$(inst_count)" = "$n0" ]
+check "trace-cmd report reads the file" trace-cmd report "$W/a.dat" >"$W/a.txt" 2>&1
+
+# 2: marker round trip through the instance's trace_marker
+tok="faulttune-roundtrip-$$"
+"$FT" record -o "$W/m.dat" -- sh -c "echo $tok > \$FAULTTUNE_MARKER" 2>/dev/null
+check "marker written via FAULTTUNE_MARKER is in trace-cmd report" \
+	sh -c "trace-cmd report '$W/m.dat' 2>/dev/null | grep -q '$tok'"
+check "record's own phase markers are in the file" \
+	sh -c "trace-cmd report '$W/m.dat' 2>/dev/null | grep -q 'phase=record-end'"
+"$FT" report --json "$W/m.dat" >"$W/m.json" 2>&1
+check "faulttune report counts 3 markers" grep -q '"markers":3' "$W/m.json"
+
+# 3: event counts agree between trace-cmd report and faulttune report
+"$FT" record -o "$W/c.dat" -- sh -c 'for i in 1 2 3 4; do dd if=/dev/zero of=/dev/null bs=64k count=2000 2>/dev/null & done; wait' 2>/dev/null
+tc=$(trace-cmd report "$W/c.dat" 2>/dev/null | grep -cE ' (contention_begin|contention_end|hugetlb_fault_mutex_[a-z_]+|memtype_lock_[a-z_]+):')
+fj=$("$FT" report --json "$W/c.dat" 2>/dev/null | sed -n 's/.*"events":{"hugetlb":\([0-9]*\),"memtype":\([0-9]*\),"lock_contention":\([0-9]*\).*/\1 \2 \3/p')
+fc=$(echo $fj | awk '{print $1 + $2 + $3}')
+echo "# trace-cmd report: $tc events, faulttune report: $fc events"
+check "event counts agree (trace-cmd $tc, faulttune $fc)" [ -n "$fc" ] && [ "$tc" = "$fc" ]
+
+# 4: SIGINT stops cleanly: exit 0, valid file, nothing left behind
+"$FT" record -o "$W/i.dat" 2>/dev/null &
+p=$!
+sleep 1
+check "instance faulttune-$p present while recording" [ -d $T/instances/faulttune-$p ]
+kill -INT $p
+wait $p
+rc=$?
+check "SIGINT: record exits 0" [ $rc = 0 ]
+check "SIGINT: instance removed" [ ! -d $T/instances/faulttune-$p ]
+check "SIGINT: file readable by trace-cmd report" trace-cmd report "$W/i.dat" >/dev/null 2>&1
+check "SIGINT: file readable by faulttune report" "$FT" report "$W/i.dat" >/dev/null 2>&1
+check "SIGINT: end marker says interrupted" \
+	sh -c "trace-cmd report '$W/i.dat' 2>/dev/null | grep -q 'interrupted=1'"
+
+# 5: SIGTERM while a command runs: forwarded, file valid, instance removed
+"$FT" record -o "$W/t.dat" -- sleep 30 2>/dev/null &
+p=$!
+sleep 1
+kill -TERM $p
+wait $p
+check "SIGTERM: instance removed" [ ! -d $T/instances/faulttune-$p ]
+check "SIGTERM: file readable by trace-cmd report" trace-cmd report "$W/t.dat" >/dev/null 2>&1
+check "SIGTERM: command was stopped" [ -z "$(pgrep -f '^sleep 30$' -P $p 2>/dev/null)" ]
+
+# 6: a SIGKILLed run leaves its instance; the next run removes it
+"$FT" record -o "$W/k.dat" 2>/dev/null &
+p=$!
+sleep 1
+kill -KILL $p
+wait $p 2>/dev/null
+check "SIGKILL leaves faulttune-$p behind" [ -d $T/instances/faulttune-$p ]
+"$FT" record -o "$W/k2.dat" -d 0.2 2>"$W/k.err"
+check "next run removes the stale instance" [ ! -d $T/instances/faulttune-$p ]
+check "next run says so" grep -q "removed stale instance faulttune-$p" "$W/k.err"
+rm -f "$W"/k.dat*
+
+# 7: the top-level buffer was never touched
+state > "$W/after"
+check "top-level tracing_on/buffer/set_event/tracer/clock unchanged" cmp -s "$W/before" "$W/after"
+check "no faulttune instance left at the end" [ "$(inst_count)" = "$n0" ]
+
+# 8: truncated and corrupt files fail cleanly
+sz=$(stat -c %s "$W/c.dat")
+head -c $((sz / 3)) "$W/c.dat" > "$W/trunc.dat"
+"$FT" report "$W/trunc.dat" >/dev/null 2>"$W/trunc.err"
+rc=$?
+check "truncated file: non-zero exit, no crash (rc=$rc)" [ $rc -ne 0 ] && [ $rc -lt 128 ]
+check "truncated file: one-line error" grep -q 'faulttune: ' "$W/trunc.err"
+head -c 64 /dev/urandom > "$W/garbage.dat"
+"$FT" report "$W/garbage.dat" >/dev/null 2>&1
+rc=$?
+check "garbage file: non-zero exit, no crash (rc=$rc)" [ $rc -ne 0 ] && [ $rc -lt 128 ]
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

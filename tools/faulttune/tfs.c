@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracefs helpers: faulttune works in its own instance "faulttune-<pid>",
+ * never in the top-level buffer, so nothing it does disturbs other tracing
+ * users and everything it touched goes away with the instance.  A run that
+ * was SIGKILLed leaves its instance behind: ft_cleanup_stale() removes the
+ * instances whose pid is gone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <tracefs.h>
+#include "faulttune.h"
+
+volatile int ft_stop;
+volatile int ft_stop_sig;
+
+static void on_signal(int sig)
+{
+	ft_stop = 1;
+	ft_stop_sig = sig;
+}
+
+void ft_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int ft_tracefs_check(void)
+{
+	const char *dir;
+
+	if (geteuid()) {
+		ft_err("tracefs needs root (run as root or with sudo)");
+		return -1;
+	}
+	dir = tracefs_tracing_dir();
+	if (!dir || access(dir, W_OK)) {
+		ft_err("no tracefs: mount it with 'mount -t tracefs nodev "
+		       "/sys/kernel/tracing' (CONFIG_FTRACE, CONFIG_EVENT_TRACING)");
+		return -1;
+	}
+	return 0;
+}
+
+char *ft_read_all(const char *path, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	ssize_t r;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2 + 1);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+struct stale_ctx {
+	int quiet;
+	int removed;
+};
+
+static int stale_cb(const char *name, void *data)
+{
+	struct stale_ctx *sc = data;
+	struct tracefs_instance *inst;
+	char *end;
+	long pid;
+
+	if (strncmp(name, "faulttune-", 10))
+		return 0;
+	pid = strtol(name + 10, &end, 10);
+	if (*end || pid <= 0)
+		return 0;
+	if (pid == getpid())
+		return 0;
+	if (!kill(pid, 0) || errno != ESRCH) {
+		if (!sc->quiet)
+			ft_info("faulttune: instance %s belongs to running pid %ld, "
+				"left alone", name, pid);
+		return 0;
+	}
+	inst = tracefs_instance_alloc(NULL, name);
+	if (!inst)
+		return 0;
+	tracefs_trace_off(inst);
+	if (tracefs_instance_destroy(inst) == 0) {
+		sc->removed++;
+		if (!sc->quiet)
+			ft_info("faulttune: removed stale instance %s (its run was "
+				"killed)", name);
+	} else {
+		ft_err("cannot remove stale instance %s: %s", name, strerror(errno));
+	}
+	tracefs_instance_free(inst);
+	return 0;
+}
+
+int ft_cleanup_stale(int quiet)
+{
+	struct stale_ctx sc = { .quiet = quiet };
+
+	tracefs_instances_walk(stale_cb, &sc);
+	return sc.removed;
+}
+
+int ft_inst_create(struct ft_inst *fi, size_t buffer_kb)
+{
+	memset(fi, 0, sizeof(*fi));
+	snprintf(fi->name, sizeof(fi->name), "faulttune-%d", getpid());
+	fi->ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (fi->ncpus < 1)
+		fi->ncpus = 1;
+	fi->inst = tracefs_instance_create(fi->name);
+	if (!fi->inst) {
+		ft_err("cannot create tracefs instance %s: %s", fi->name,
+		       strerror(errno));
+		return -1;
+	}
+	tracefs_trace_off(fi->inst);
+	if (buffer_kb &&
+	    tracefs_instance_set_buffer_size(fi->inst, buffer_kb, -1) < 0) {
+		ft_err("cannot set the buffer size to %zu KB per CPU", buffer_kb);
+		ft_inst_destroy(fi);
+		return -1;
+	}
+	return 0;
+}
+
+static int have_system(struct ft_inst *fi, const char *sys)
+{
+	char path[256];
+	char *dir = tracefs_instance_get_dir(fi->inst);
+	int ok;
+
+	if (!dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/%s", dir, sys);
+	ok = !access(path, F_OK);
+	free(dir);
+	return ok;
+}
+
+/*
+ * Probe for the events, not for kernel versions: the faulttune events if
+ * the kernel has them, else lock:contention_begin/end.
+ */
+int ft_inst_enable(struct ft_inst *fi, int quiet)
+{
+	int h = have_system(fi, "hugetlb") &&
+		tracefs_event_file_exists(fi->inst, "hugetlb",
+			"hugetlb_fault_mutex_acquire_returned", "format");
+	int m = have_system(fi, "memtype");
+
+	fi->nsys = 0;
+	if (h || m) {
+		if (h && tracefs_event_enable(fi->inst, "hugetlb", NULL) == 0)
+			fi->systems[fi->nsys++] = "hugetlb";
+		if (m && tracefs_event_enable(fi->inst, "memtype", NULL) == 0)
+			fi->systems[fi->nsys++] = "memtype";
+		if (!fi->nsys) {
+			ft_err("cannot enable the hugetlb/memtype events");
+			return -1;
+		}
+		fi->evset = FT_EVS_FAULTTUNE;
+		if (!quiet && !h)
+			ft_info("faulttune: no hugetlb fault mutex events (kernel "
+				"without the faulttune hugetlb tracepoint patch): "
+				"recording memtype only");
+		if (!quiet && !m)
+			ft_info("faulttune: no memtype events (no X86_PAT or kernel "
+				"without the memtype tracepoint patch): recording "
+				"hugetlb only");
+		return 0;
+	}
+	if (tracefs_event_file_exists(fi->inst, "lock", "contention_begin",
+				      "format") &&
+	    tracefs_event_enable(fi->inst, "lock", "contention_begin") == 0 &&
+	    tracefs_event_enable(fi->inst, "lock", "contention_end") == 0) {
+		fi->systems[fi->nsys++] = "lock";
+		fi->evset = FT_EVS_CONTENTION;
+		if (!quiet)
+			ft_info("faulttune: kernel without the faulttune tracepoints "
+				"(hugetlb_fault_mutex_*, memtype_lock_*): falling back "
+				"to lock:contention_begin/end.\n"
+				"  can attribute: contended waits per lock address and "
+				"lock type\n"
+				"  cannot attribute: hugetlb bucket, (mapping, index), "
+				"op, hold times, collisions vs true sharing, what-if");
+		return 0;
+	}
+	ft_err("this kernel has neither the faulttune tracepoints (hugetlb, "
+	       "memtype) nor lock:contention_begin/end (Linux >= 5.19 with "
+	       "CONFIG_TRACEPOINTS)");
+	return -1;
+}
+
+int ft_inst_marker(struct ft_inst *fi, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	return tracefs_instance_file_write(fi->inst, "trace_marker", buf) < 0 ?
+		-1 : 0;
+}
+
+char *ft_inst_file(struct ft_inst *fi, const char *file)
+{
+	return tracefs_instance_get_file(fi->inst, file);
+}
+
+uint64_t ft_inst_lost(struct ft_inst *fi, char ***stats)
+{
+	uint64_t lost = 0;
+	char **st = calloc(fi->ncpus + 1, sizeof(char *));
+	int cpu;
+
+	for (cpu = 0; cpu < fi->ncpus; cpu++) {
+		char file[64], *text, *p;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		text = tracefs_instance_file_read(fi->inst, file, NULL);
+		if (!text)
+			continue;
+		p = strstr(text, "\noverrun:");
+		if (p)
+			lost += strtoull(p + 9, NULL, 10);
+		p = strstr(text, "dropped events:");
+		if (p)
+			lost += strtoull(p + 15, NULL, 10);
+		if (st)
+			st[cpu] = text;
+		else
+			free(text);
+	}
+	if (stats)
+		*stats = st;
+	else if (st) {
+		for (cpu = 0; cpu < fi->ncpus; cpu++)
+			free(st[cpu]);
+		free(st);
+	}
+	return lost;
+}
+
+void ft_inst_destroy(struct ft_inst *fi)
+{
+	if (!fi->inst)
+		return;
+	tracefs_trace_off(fi->inst);
+	if (tracefs_instance_destroy(fi->inst))
+		ft_err("cannot remove tracefs instance %s: %s", fi->name,
+		       strerror(errno));
+	tracefs_instance_free(fi->inst);
+	fi->inst = NULL;
+}

@@ -237,6 +237,37 @@ int ft_capture_finish(struct ft_capture *c, uint64_t *lost);	/* writes file, fre
 int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
 		      char **cpu_files, char **cpustats, size_t page_size);
 
+
+/* bench.c: the workloads, also driven by tune */
+enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE };
+
+struct ft_bench_opts {
+	int shape;
+	int threads[16];
+	int nthreads;
+	uint64_t size;		/* bytes of the mapping */
+	uint64_t page_size;	/* huge page size */
+	int reps;
+	int pin;
+	enum ft_fmt fmt;
+	int iterations;		/* memtype / punch loops per thread */
+	const char *resource;	/* memtype: PCI resource file */
+};
+
+struct ft_bench_result {
+	int threads;
+	uint64_t faults;	/* faults (or operations) over all reps */
+	double user, sys, wall;	/* seconds over all reps */
+	double wall_min, wall_max;
+};
+
+const char *ft_shape_name(int shape);
+int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o);
+int ft_bench_check_pages(const struct ft_bench_opts *o, int threads);
+int ft_bench_run(const struct ft_bench_opts *o, int threads,
+		 struct ft_bench_result *r);
+void ft_marker(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* subcommands */
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);

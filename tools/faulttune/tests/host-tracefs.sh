@@ -13,6 +13,8 @@ fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 nok() { fail=$((fail + 1)); echo "not ok - $*"; }
 check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+# failed cleanly: non-zero, not killed by a signal (130 = our SIGINT exit)
+clean_fail() { [ "$1" -ne 0 ] && { [ "$1" -lt 128 ] || [ "$1" = 130 ]; }; }
 
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: host tracefs tests need root"
@@ -60,7 +62,7 @@ tc=$(trace-cmd report "$W/c.dat" 2>/dev/null | grep -cE ' (contention_begin|cont
 fj=$("$FT" report --json "$W/c.dat" 2>/dev/null | sed -n 's/.*"events":{"hugetlb":\([0-9]*\),"memtype":\([0-9]*\),"lock_contention":\([0-9]*\).*/\1 \2 \3/p')
 fc=$(echo $fj | awk '{print $1 + $2 + $3}')
 echo "# trace-cmd report: $tc events, faulttune report: $fc events"
-check "event counts agree (trace-cmd $tc, faulttune $fc)" [ -n "$fc" ] && [ "$tc" = "$fc" ]
+check "event counts agree (trace-cmd $tc, faulttune $fc)" [ -n "$fc" -a "$tc" = "$fc" ]
 
 # 4: SIGINT stops cleanly: exit 0, valid file, nothing left behind
 "$FT" record -o "$W/i.dat" 2>/dev/null &
@@ -109,12 +111,41 @@ sz=$(stat -c %s "$W/c.dat")
 head -c $((sz / 3)) "$W/c.dat" > "$W/trunc.dat"
 "$FT" report "$W/trunc.dat" >/dev/null 2>"$W/trunc.err"
 rc=$?
-check "truncated file: non-zero exit, no crash (rc=$rc)" [ $rc -ne 0 ] && [ $rc -lt 128 ]
+check "truncated file: non-zero exit, no crash (rc=$rc)" clean_fail $rc
 check "truncated file: one-line error" grep -q 'faulttune: ' "$W/trunc.err"
 head -c 64 /dev/urandom > "$W/garbage.dat"
 "$FT" report "$W/garbage.dat" >/dev/null 2>&1
 rc=$?
-check "garbage file: non-zero exit, no crash (rc=$rc)" [ $rc -ne 0 ] && [ $rc -lt 128 ]
+check "garbage file: non-zero exit, no crash (rc=$rc)" clean_fail $rc
+
+
+# 9: tune restores the knob and removes its instance on normal end and on
+# SIGINT / SIGTERM (a file stands in for the debugfs knob on this kernel)
+free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
+if [ "$free" -ge 8 ]; then
+	echo 8 > "$W/knob"
+	"$FT" tune --knob "$W/knob" -r 1 -W 0 -s 8M -t 2 -m 4 --json >"$W/tune.json" 2>"$W/tune.err"
+	check "tune: finishes and recommends a size" grep -q '"recommended":' "$W/tune.json"
+	check "tune: knob restored after a normal run" [ "$(cat "$W/knob")" = 8 ]
+	check "tune: no instance left" [ "$(inst_count)" = "$n0" ]
+	for sig in INT TERM; do
+		echo 8 > "$W/knob"
+		"$FT" tune --knob "$W/knob" -r 1000 -W 0 -s 8M -t 2 -m 4 >/dev/null 2>"$W/tune.err" &
+		p=$!
+		sleep 1.5
+		check "tune: instance present mid-sweep ($sig)" [ -d $T/instances/faulttune-$p ]
+		kill -$sig $p
+		wait $p
+		rc=$?
+		check "tune: SIG$sig exits non-zero, no crash (rc=$rc)" clean_fail $rc
+		check "tune: SIG$sig restores the knob" [ "$(cat "$W/knob")" = 8 ]
+		check "tune: SIG$sig removes the instance" [ ! -d $T/instances/faulttune-$p ]
+	done
+	state > "$W/after2"
+	check "tune: top-level tracefs settings unchanged" cmp -s "$W/before" "$W/after2"
+else
+	echo "# SKIP tune tests: need 8 free 2 MB huge pages (echo 8 > /proc/sys/vm/nr_hugepages)"
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

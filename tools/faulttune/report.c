@@ -121,15 +121,24 @@ static void text_header(FILE *f, const char *first)
 		"wait_max", "hold_p50", "hold_p99");
 }
 
-static void text_row(FILE *f, const char *name, struct ft_stats *s)
+/* cls: print the collision / sharing split (hugetlb only) */
+static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
 {
-	char b[8][32];
+	char b[8][32], c[3][24];
 
-	fprintf(f, "%-12s %9llu %9llu %5.1f%% %8llu %8llu %8llu %10s %9s %9s %9s %9s %9s %9s\n",
+	if (cls) {
+		snprintf(c[0], 24, "%llu", (unsigned long long)s->collisions);
+		snprintf(c[1], 24, "%llu", (unsigned long long)s->sharing);
+		snprintf(c[2], 24, "%llu", (unsigned long long)s->unknown);
+	} else {
+		strcpy(c[0], "-");
+		strcpy(c[1], "-");
+		strcpy(c[2], "-");
+	}
+	fprintf(f, "%-12s %9llu %9llu %5.1f%% %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s\n",
 		name, (unsigned long long)s->acq,
 		(unsigned long long)s->contended, pct(s->contended, s->acq),
-		(unsigned long long)s->collisions,
-		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
+		c[0], c[1], c[2],
 		ft_fmt_ns(s->wait_total, b[0], 32),
 		ft_fmt_ns(ft_percentile(&s->wait, 50), b[1], 32),
 		ft_fmt_ns(ft_percentile(&s->wait, 90), b[2], 32),
@@ -137,6 +146,11 @@ static void text_row(FILE *f, const char *name, struct ft_stats *s)
 		ft_fmt_ns(s->wait_max, b[4], 32),
 		ft_fmt_ns(ft_percentile(&s->hold, 50), b[5], 32),
 		ft_fmt_ns(ft_percentile(&s->hold, 99), b[6], 32));
+}
+
+static void text_row(FILE *f, const char *name, struct ft_stats *s)
+{
+	text_row_cls(f, name, s, 1);
 }
 
 static void json_stats(FILE *f, const char *name, struct ft_stats *s)
@@ -504,8 +518,8 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 		text_header(f, "op");
 		for (i = 0; i < FT_MOP_NR; i++)
 			if (a->mop[i].acq || a->mop[i].releases)
-				text_row(f, ft_mop_name(i), &a->mop[i]);
-		text_row(f, "all", &a->mall);
+				text_row_cls(f, ft_mop_name(i), &a->mop[i], 0);
+		text_row_cls(f, "all", &a->mall, 0);
 	}
 
 	if (a->nev[FT_LK_CONTENTION]) {
@@ -522,9 +536,9 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			char name[32];
 
 			snprintf(name, sizeof(name), "%llx", (unsigned long long)s->addr);
-			text_row(f, name, &s->st);
+			text_row_cls(f, name, &s->st, 0);
 		}
-		text_row(f, "all", &a->call);
+		text_row_cls(f, "all", &a->call, 0);
 	}
 out:
 	if (o->plot && nw)

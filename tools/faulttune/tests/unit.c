@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "faulttune.h"
+#include "synth.h"
 
 static int passed, failed;
 
@@ -372,6 +373,65 @@ static void test_bad_files(void)
 	ft_analysis_free(&a);
 }
 
+/* end to end: a synthetic trace.dat with the contract events */
+static void test_synth_file(void)
+{
+	char path[] = "/tmp/faulttune-synth-XXXXXX";
+	struct synth_expect x;
+	struct ft_analysis a;
+	struct ft_whatif_row *w;
+	char cmd[256], line[64];
+	FILE *p;
+	int fd = mkstemp(path), n, i;
+
+	CHECK(fd >= 0, "mkstemp");
+	if (fd < 0)
+		return;
+	close(fd);
+	EQ(synth_write(path, 4, 50, 8, &x), 0);
+	CHECK(x.collisions > 0 && x.sharing > 0, "stream has collisions and sharing");
+	ft_analysis_init(&a);
+	EQ(ft_read_tracedat(path, &a), 0);
+	EQ(a.nev[FT_LK_HUGETLB], x.hugetlb);
+	EQ(a.nev[FT_LK_MEMTYPE], x.memtype);
+	EQ(a.hall.acq, x.acq);
+	EQ(a.hall.contended, x.contended);
+	EQ(a.hall.collisions, x.collisions);
+	EQ(a.hall.sharing, x.sharing);
+	EQ(a.hall.unknown, x.unknown);
+	EQ(a.hall.coll_wait, x.coll_wait);
+	EQ(a.resizes, 1);
+	EQ(a.hash_mismatch, 0);
+	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
+	EQ(a.mop[FT_MOP_LOOKUP].acq, x.memtype / 3);
+	n = ft_whatif(&a, 64, &w);
+	EQ(n, 7);
+	if (n == 7) {
+		EQ(w[3].collisions, x.collisions);	/* recorded size 8 */
+		for (i = 1; i < n; i++)
+			CHECK(w[i].collisions <= w[i - 1].collisions,
+			      "predicted collisions fall with size (%u)", w[i].size);
+	}
+	free(w);
+	ft_analysis_free(&a);
+	/* Debian's trace-cmd report must read and print every event */
+	if (!system("command -v trace-cmd >/dev/null 2>&1")) {
+		snprintf(cmd, sizeof(cmd), "trace-cmd report %s 2>/dev/null | "
+			 "grep -cE ' (hugetlb_fault_mutex|memtype_lock)_[a-z_]+:'",
+			 path);
+		p = popen(cmd, "r");
+		if (p && fgets(line, sizeof(line), p))
+			EQ(strtoull(line, NULL, 10), x.events);
+		else
+			CHECK(0, "trace-cmd report ran");
+		if (p)
+			pclose(p);
+	} else {
+		printf("# SKIP trace-cmd report check: trace-cmd not installed\n");
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	test_percentiles();
@@ -384,6 +444,7 @@ int main(void)
 	test_jhash();
 	test_args();
 	test_bad_files();
+	test_synth_file();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -181,6 +181,7 @@ int ft_parse_size(const char *s, uint64_t *out);	/* 2M, 1G, 4096 */
 int ft_is_pow2(uint64_t x);
 const char *ft_fmt_ns(uint64_t ns, char *buf, size_t len);
 void ft_json_str(FILE *f, const char *s);
+int ft_isolate(int (*fn)(void *), void *arg, const char *what);
 extern int ft_verbose;
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

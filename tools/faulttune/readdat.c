@@ -7,7 +7,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <trace-cmd/trace-cmd.h>
 #include <traceevent/event-parse.h>
 #include "faulttune.h"
@@ -203,6 +207,189 @@ static int iterate_all(struct tracecmd_input *h, struct reader *rd)
 	return ret;
 }
 
+
+/*
+ * libtracecmd trusts its input (a truncated file crashes tracecmd_open()
+ * in libtracecmd 1.3), so check the structure of version 6 files first:
+ * every size and offset must stay inside the file and every data page
+ * must have a sane commit.  Other versions are left to libtracecmd, and
+ * cmd_report() reads in a child process so that a crash in the library
+ * becomes an error message.
+ */
+struct cur {
+	const unsigned char *p;
+	size_t len, off;
+	int bad;
+};
+
+static uint64_t rd(struct cur *c, size_t n)
+{
+	uint64_t v = 0;
+
+	if (c->bad || c->len - c->off < n) {
+		c->bad = 1;
+		return 0;
+	}
+	memcpy(&v, c->p + c->off, n);	/* little endian host and file */
+	c->off += n;
+	return v;
+}
+
+static void skip(struct cur *c, uint64_t n)
+{
+	if (c->bad || c->len - c->off < n)
+		c->bad = 1;
+	else
+		c->off += n;
+}
+
+static int expect(struct cur *c, const char *s, size_t n)
+{
+	if (c->bad || c->len - c->off < n || memcmp(c->p + c->off, s, n))
+		return c->bad = 1, -1;
+	c->off += n;
+	return 0;
+}
+
+static int validate(const char *file)
+{
+	struct cur c = { 0 };
+	uint64_t n, i, cpus, page, cmd;
+	struct stat st;
+	const char *why = NULL;
+	int fd, ret = -1;
+	void *map;
+
+	fd = open(file, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st)) {
+		ft_err("%s: %s", file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_size < 16) {
+		close(fd);
+		ft_err("%s: not a trace.dat file (%lld bytes)", file,
+		       (long long)st.st_size);
+		return -1;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		ft_err("%s: %s", file, strerror(errno));
+		return -1;
+	}
+	c.p = map;
+	c.len = st.st_size;
+	if (expect(&c, "\x17\x08\x44tracing", 10)) {
+		why = "not a trace.dat file (bad magic)";
+		goto out;
+	}
+	if (c.p[c.off] != '6' || c.p[c.off + 1] != '\0') {
+		ret = 0;		/* other versions: libtracecmd's job */
+		goto out;
+	}
+	c.off += 2;
+	if (rd(&c, 1) != 0) {
+		why = "big-endian trace.dat files are not supported";
+		goto out;
+	}
+	n = rd(&c, 1);
+	page = rd(&c, 4);
+	if (c.bad || (n != 4 && n != 8) || page < 64 || page > (1 << 20) ||
+	    !ft_is_pow2(page)) {
+		why = "corrupt header (long size or page size)";
+		goto out;
+	}
+	if (expect(&c, "header_page", 12)) {
+		why = "corrupt header (header_page)";
+		goto out;
+	}
+	skip(&c, rd(&c, 8));
+	if (expect(&c, "header_event", 13)) {
+		why = "corrupt or truncated header (header_event)";
+		goto out;
+	}
+	skip(&c, rd(&c, 8));
+	n = rd(&c, 4);				/* ftrace formats */
+	for (i = 0; i < n && !c.bad; i++)
+		skip(&c, rd(&c, 8));
+	n = rd(&c, 4);				/* systems */
+	for (i = 0; i < n && !c.bad; i++) {
+		uint64_t e, j;
+		const unsigned char *z = memchr(c.p + c.off, 0, c.len - c.off);
+
+		if (!z || z - (c.p + c.off) > 256) {
+			c.bad = 1;
+			break;
+		}
+		c.off = z - c.p + 1;
+		e = rd(&c, 4);
+		for (j = 0; j < e && !c.bad; j++)
+			skip(&c, rd(&c, 8));
+	}
+	skip(&c, rd(&c, 4));			/* kallsyms */
+	skip(&c, rd(&c, 4));			/* printk formats */
+	skip(&c, rd(&c, 8));			/* cmdlines */
+	cpus = rd(&c, 4);
+	if (c.bad) {
+		why = "truncated or corrupt header (event formats)";
+		goto out;
+	}
+	if (!cpus || cpus > 8192) {
+		why = "corrupt header (cpu count)";
+		goto out;
+	}
+	if (c.len - c.off >= 10 && !memcmp(c.p + c.off, "options  ", 10)) {
+		c.off += 10;
+		while (!c.bad && (cmd = rd(&c, 2)) != 0)
+			skip(&c, rd(&c, 4));
+	}
+	if (expect(&c, "flyrecord", 10)) {
+		why = c.len - c.off < 10 ? "truncated header (no flyrecord section)" :
+			"unsupported or corrupt trace.dat (no flyrecord section)";
+		goto out;
+	}
+	for (i = 0; i < cpus; i++) {
+		uint64_t off = rd(&c, 8), size = rd(&c, 8), q;
+
+		if (c.bad) {
+			why = "truncated header (per-CPU offsets)";
+			goto out;
+		}
+		if (!size)
+			continue;
+		if (off > c.len || size > c.len - off) {
+			why = "truncated: CPU data extends beyond the end of the file";
+			goto out;
+		}
+		if (off % page || size % page) {
+			why = "corrupt CPU data (not page aligned)";
+			goto out;
+		}
+		for (q = off; q < off + size; q += page) {
+			uint64_t commit;
+
+			memcpy(&commit, c.p + q + 8, 8);
+			commit &= (1ULL << 27) - 1;	/* flag bits on top */
+			if (commit > page - 16) {
+				why = "corrupt CPU data page (bad commit size)";
+				goto out;
+			}
+		}
+	}
+	ret = 0;
+out:
+	if (c.bad && !why)
+		why = "truncated or corrupt header";
+	if (why) {
+		ft_err("%s: %s", file, why);
+		ret = -1;
+	}
+	munmap(map, st.st_size);
+	return ret;
+}
+
 int ft_read_tracedat(const char *file, struct ft_analysis *a)
 {
 	struct tracecmd_input *h;
@@ -214,6 +401,8 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		ft_err("%s: %s", file, strerror(errno));
 		return -1;
 	}
+	if (validate(file))
+		return -1;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!h) {

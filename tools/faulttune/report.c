@@ -550,21 +550,28 @@ out:
 	free(la);
 }
 
+static int report_child(void *arg)
+{
+	struct ft_report_opts *o = arg;
+	struct ft_analysis a;
+
+	ft_analysis_init(&a);
+	if (ft_read_tracedat(o->file, &a)) {
+		ft_analysis_free(&a);
+		return 1;
+	}
+	ft_report_print(stdout, &a, o);
+	ft_analysis_free(&a);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct ft_report_opts o;
-	struct ft_analysis a;
 	int ret;
 
 	ret = ft_report_parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 2 : 0;
-	ft_analysis_init(&a);
-	if (ft_read_tracedat(o.file, &a)) {
-		ft_analysis_free(&a);
-		return 1;
-	}
-	ft_report_print(stdout, &a, &o);
-	ft_analysis_free(&a);
-	return 0;
+	return ft_isolate(report_child, &o, o.file);
 }

@@ -3,6 +3,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include "faulttune.h"
 
 int ft_verbose;
@@ -110,4 +113,36 @@ void ft_json_str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+/*
+ * Run fn in a child process: libtracecmd does not survive every corrupt
+ * file (tracecmd_open() of a damaged header crashes in its error path in
+ * 1.3), and a reader must fail with a message, not a core dump.
+ * Returns fn's result, or 1 (with a message) if the child died.
+ */
+int ft_isolate(int (*fn)(void *), void *arg, const char *what)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return fn(arg);
+	if (pid == 0) {
+		int r = fn(arg);
+
+		fflush(stdout);
+		_exit(r & 0xff);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	ft_err("%s: corrupt trace.dat: the trace reader (libtracecmd) died "
+	       "with signal %d while parsing it", what,
+	       WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	return 1;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "faulttune.h"
 #include "synth.h"
 
@@ -432,6 +433,100 @@ static void test_synth_file(void)
 	unlink(path);
 }
 
+/*
+ * Small mutation fuzz of the reader: flip bytes of a valid recording and
+ * read it in a child; an error is fine, a crash or a hang is not.
+ */
+static void test_fuzz_reader(void)
+{
+	char path[] = "/tmp/faulttune-fuzz-XXXXXX", mut[64];
+	struct synth_expect x;
+	unsigned char *buf;
+	unsigned int seed = 12345;
+	long len;
+	FILE *f;
+	int fd = mkstemp(path), i, j, crashes = 0, libcrash = 0, runs = 300;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	if (synth_write(path, 3, 20, 8, &x)) {
+		CHECK(0, "synth_write");
+		return;
+	}
+	f = fopen(path, "rb");
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc(len);
+	if (fread(buf, 1, len, f) != (size_t)len)
+		len = 0;
+	fclose(f);
+	snprintf(mut, sizeof(mut), "%s.mut", path);
+	for (i = 0; i < runs && len; i++) {
+		unsigned char *m = malloc(len);
+		long n = len;
+		pid_t pid;
+		int st;
+
+		memcpy(m, buf, len);
+		seed = seed * 1103515245u + 12345u;
+		if (i % 4 == 3)		/* truncation */
+			n = (seed >> 8) % len;
+		for (j = 0; j < 1 + i % 8; j++) {
+			seed = seed * 1103515245u + 12345u;
+			/* bias towards the header (formats, sizes, offsets) */
+			m[(i & 1 ? (seed >> 4) % 2048 : (seed >> 4)) % n ? : 0] ^=
+				(unsigned char)(seed >> 20) | 1;
+		}
+		f = fopen(mut, "wb");
+		fwrite(m, 1, n, f);
+		fclose(f);
+		free(m);
+		pid = fork();
+		if (pid == 0) {
+			struct ft_analysis a;
+
+			alarm(10);
+			freopen("/dev/null", "w", stderr);
+			ft_analysis_init(&a);
+			ft_read_tracedat(mut, &a);
+			_exit(0);
+		}
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st))
+			libcrash++;
+		/* what the user runs: cmd_report contains any library crash */
+		pid = fork();
+		if (pid == 0) {
+			char *argv[] = { "report", mut, NULL };
+
+			alarm(10);
+			freopen("/dev/null", "w", stderr);
+			freopen("/dev/null", "w", stdout);
+			_exit(cmd_report(2, argv) ? 1 : 0);
+		}
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st)) {
+			crashes++;
+			if (crashes == 1) {
+				char keep[96];
+
+				snprintf(keep, sizeof(keep), "/tmp/faulttune-fuzz-crash-%d.dat", i);
+				rename(mut, keep);
+				printf("# fuzz: report crashed (signal %d), input kept in %s\n",
+				       WIFSIGNALED(st) ? WTERMSIG(st) : 0, keep);
+			}
+		}
+	}
+	printf("# fuzz: %d mutated files; libtracecmd crashed on %d (contained)\n",
+	       runs, libcrash);
+	EQ(crashes, 0);
+	unlink(mut);
+	unlink(path);
+	free(buf);
+}
+
 int main(void)
 {
 	test_percentiles();
@@ -445,6 +540,7 @@ int main(void)
 	test_args();
 	test_bad_files();
 	test_synth_file();
+	test_fuzz_reader();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

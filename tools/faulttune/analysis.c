@@ -379,6 +379,8 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 		t->index = ev->index;
 		break;
 	case FT_EV_ACQUIRE:
+		if (ft_fault_hash(ev->mapping, ev->index) != ev->hash)
+			a->jhash_mismatch++;
 		if (t->state != SEQ_STARTED || t->mapping != ev->mapping ||
 		    t->index != ev->index) {
 			a->unpaired_acquire++;

@@ -136,6 +136,7 @@ struct ft_analysis {
 	uint64_t key_mismatch;	/* release of another key than acquired */
 	uint64_t open_at_end;	/* sequences still open when the trace ended */
 	uint64_t hash_mismatch;	/* bucket != hash & (nbuckets - 1) */
+	uint64_t jhash_mismatch;/* hash != jhash2(mapping, index) */
 	uint64_t lost_events;	/* sum of known missed events */
 	uint64_t lost_unknown;	/* pages with missed events of unknown count */
 	uint32_t max_nbuckets;

@@ -335,7 +335,8 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			"\"lost_events\":%llu,\"lost_unknown_pages\":%llu,"
 			"\"unpaired\":{\"start\":%llu,\"acquire\":%llu,"
 			"\"release\":%llu,\"key_mismatch\":%llu,\"open_at_end\":%llu},"
-			"\"hash_mismatch\":%llu,\"table_size\":%u,\"duration_ns\":%llu",
+			"\"hash_mismatch\":%llu,\"jhash_mismatch\":%llu,"
+			"\"table_size\":%u,\"duration_ns\":%llu",
 			(unsigned long long)a->nev[FT_LK_HUGETLB],
 			(unsigned long long)a->nev[FT_LK_MEMTYPE],
 			(unsigned long long)a->nev[FT_LK_CONTENTION],
@@ -348,7 +349,8 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			(unsigned long long)a->unpaired_release,
 			(unsigned long long)a->key_mismatch,
 			(unsigned long long)a->open_at_end,
-			(unsigned long long)a->hash_mismatch, cur,
+			(unsigned long long)a->hash_mismatch,
+			(unsigned long long)a->jhash_mismatch, cur,
 			(unsigned long long)(a->last_ts - a->first_ts));
 		fputs(",\"hugetlb\":{\"total\":", f);
 		json_stats(f, "all", &a->hall);
@@ -471,6 +473,10 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 		fprintf(f, "WARNING: %llu events with bucket != hash & (nbuckets - 1)\n",
 			(unsigned long long)a->hash_mismatch);
 
+	if (a->jhash_mismatch)
+		fprintf(f, "WARNING: %llu acquisitions whose hash is not "
+			"jhash2(mapping, index): the what-if table assumes it is\n",
+			(unsigned long long)a->jhash_mismatch);
 	if (a->nev[FT_LK_HUGETLB]) {
 		fprintf(f, "\nhugetlb fault mutexes: table size %u%s; waits are over "
 			"contended acquisitions\n", cur,

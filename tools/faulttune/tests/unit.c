@@ -403,6 +403,7 @@ static void test_synth_file(void)
 	EQ(a.hall.coll_wait, x.coll_wait);
 	EQ(a.resizes, 1);
 	EQ(a.hash_mismatch, 0);
+	EQ(a.jhash_mismatch, 0);
 	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
 	EQ(a.mop[FT_MOP_LOOKUP].acq, x.memtype / 3);
 	n = ft_whatif(&a, 64, &w);

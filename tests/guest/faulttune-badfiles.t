@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# faulttune report on truncated and corrupt files: a one-line error and
+# exit status 1, never a crash; TAP.
+W=/tmp/ft-bad.$$
+n=0
+fail=0
+t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+bad() {	# file description
+	faulttune report "$1" >/dev/null 2>$W/err
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l < $W/err)" -ge 1 ] && grep -q '^faulttune: ' $W/err
+	t $? "$2: exit 1 with a message (rc=$rc: $(head -n 1 $W/err))"
+}
+
+mkdir -p $W
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+faulttune record -o $W/ok.dat -- faulttune bench -t 2 -s 16M -r 1 >/dev/null 2>&1
+faulttune report $W/ok.dat >/dev/null 2>&1
+t $? "the intact recording reads"
+sz=$(stat -c %s $W/ok.dat)
+
+: > $W/empty.dat
+bad $W/empty.dat "empty file"
+bad $W/none.dat "missing file"
+head -c 4096 /dev/urandom > $W/rand.dat
+bad $W/rand.dat "random bytes"
+for cut in 10 100 1000 $((sz / 2)) $((sz - 1)); do
+	head -c $cut $W/ok.dat > $W/cut.dat
+	bad $W/cut.dat "truncated at $cut of $sz bytes"
+done
+# corrupt bytes: header, formats, cpu offsets, data pages
+i=0
+for off in 3 20 200 2000 $((sz / 2)) $((sz - 100)); do
+	cp $W/ok.dat $W/bad.dat
+	head -c 64 /dev/urandom | dd of=$W/bad.dat bs=1 seek=$off conv=notrunc 2>/dev/null
+	faulttune report $W/bad.dat >/dev/null 2>$W/err
+	rc=$?
+	[ $rc -lt 128 ]
+	t $? "64 random bytes at offset $off: no crash (rc=$rc)"
+done
+
+rm -rf $W
+echo "1..$n"
+exit $fail

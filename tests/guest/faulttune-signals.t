@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# SIGINT and SIGTERM in the middle of tune and record restore the knob and
+# every tracefs setting and leave no instance; TAP.
+T=/sys/kernel/tracing
+K=/sys/kernel/debug/hugetlb/num_fault_mutexes
+W=/tmp/ft-sig.$$
+n=0
+fail=0
+t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+
+mkdir -p $W
+[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
+[ -e $K ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+[ -e $K ]
+t $? "knob exists"
+saved=$(cat $K)
+state() { cat $T/tracing_on $T/set_event $T/buffer_size_kb $T/current_tracer | md5sum; }
+before=$(state)
+
+for sig in INT TERM; do
+	faulttune tune -r 1000 -W 0 -s 16M >/dev/null 2>$W/err &
+	p=$!
+	i=0
+	while [ $i -lt 30 ] && [ ! -d $T/instances/faulttune-$p ]; do sleep 1; i=$((i + 1)); done
+	sleep 3
+	[ -d $T/instances/faulttune-$p ]
+	t $? "tune running with its instance (SIG$sig)"
+	kill -$sig $p
+	wait $p
+	rc=$?
+	[ $rc = 130 ]
+	t $? "tune exits 130 after SIG$sig (rc=$rc)"
+	[ "$(cat $K)" = "$saved" ]
+	t $? "SIG$sig: knob restored to $saved"
+	[ ! -d $T/instances/faulttune-$p ]
+	t $? "SIG$sig: instance removed"
+	[ "$(state)" = "$before" ]
+	t $? "SIG$sig: top-level tracefs settings unchanged"
+	grep -q 'restored to' $W/err
+	t $? "SIG$sig: says the knob was restored"
+done
+
+faulttune record -o $W/r.dat -- faulttune bench -t 2 -s 16M -r 100000 >/dev/null 2>&1 &
+p=$!
+sleep 4
+kill -INT $p
+wait $p
+[ ! -d $T/instances/faulttune-$p ]
+t $? "record: SIGINT removes the instance"
+trace-cmd report $W/r.dat >/dev/null 2>&1
+t $? "record: file written after SIGINT is readable by trace-cmd report"
+faulttune report $W/r.dat >/dev/null 2>&1
+t $? "record: and by faulttune report"
+
+rm -rf $W
+echo "1..$n"
+exit $fail

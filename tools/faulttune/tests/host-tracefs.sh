@@ -121,8 +121,27 @@ check "garbage file: non-zero exit, no crash (rc=$rc)" clean_fail $rc
 
 # 9: tune restores the knob and removes its instance on normal end and on
 # SIGINT / SIGTERM (a file stands in for the debugfs knob on this kernel)
-free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
+# reserve 2 MB huge pages for the workload if needed, give them back at exit
+HP=/sys/kernel/mm/hugepages/hugepages-2048kB
+free=$(cat $HP/free_hugepages 2>/dev/null || echo 0)
+if [ "$free" -lt 8 ] && [ -w $HP/nr_hugepages ]; then
+	nr0=$(cat $HP/nr_hugepages)
+	trap 'echo $nr0 > $HP/nr_hugepages; rm -rf "$W"' EXIT
+	echo $((nr0 + 8 - free)) > $HP/nr_hugepages
+	free=$(cat $HP/free_hugepages)
+	echo "# reserved huge pages for the tune tests: nr_hugepages $nr0 -> $(cat $HP/nr_hugepages) (restored at exit)"
+fi
 if [ "$free" -ge 8 ]; then
+	"$FT" bench -t 1,2 -s 8M -r 1 --json >"$W/b.json" 2>"$W/b.err"
+	check "bench: threads workload runs (json)" grep -q '"threads":2,"faults":4,' "$W/b.json"
+	"$FT" bench -w share -t 2 -s 8M -r 1 >"$W/b.txt" 2>&1
+	check "bench: share workload prints the table" grep -q 'faults/wall-s' "$W/b.txt"
+	"$FT" bench -w punch -t 2 -s 8M -r 1 -i 3 >/dev/null 2>&1
+	check "bench: punch workload runs" [ $? = 0 ]
+	"$FT" bench -s 64G >/dev/null 2>"$W/b.err"
+	rc=$?
+	check "bench: too few huge pages is a clean error" clean_fail $rc
+	check "bench: the error says how to get them" grep -q 'echo [0-9]* > .*nr_hugepages' "$W/b.err"
 	echo 8 > "$W/knob"
 	"$FT" tune --knob "$W/knob" -r 1 -W 0 -s 8M -t 2 -m 4 --json >"$W/tune.json" 2>"$W/tune.err"
 	check "tune: finishes and recommends a size" grep -q '"recommended":' "$W/tune.json"

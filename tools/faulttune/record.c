@@ -278,7 +278,8 @@ int cmd_record(int argc, char **argv)
 	struct ft_capture *cap = NULL;
 	pid_t child = -1;
 	int status = 0, ret, exit_code = 1, forwarded = 0;
-	double t0, tkill = 0;
+	double t0, tkill = 0, tprog = 0;
+	int tty = isatty(2);
 	uint64_t lost = 0;
 	struct stat st;
 
@@ -335,8 +336,15 @@ int cmd_record(int argc, char **argv)
 		} else if (ft_stop || (o.duration && now() - t0 >= o.duration)) {
 			break;
 		}
+		if (tty && now() >= tprog) {
+			fprintf(stderr, "\r  %s: %.0fs, %llu KB captured ", fi.name,
+				now() - t0, (unsigned long long)(cap->bytes >> 10));
+			tprog = now() + 1;
+		}
 		usleep(50000);
 	}
+	if (tty)
+		fprintf(stderr, "\r%60s\r", "");
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);

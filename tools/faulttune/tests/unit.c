@@ -353,6 +353,49 @@ static void test_args(void)
 	EQ(ft_is_pow2(96), 0);
 }
 
+static int bparse(struct ft_bench_opts *o, const char *line)
+{
+	char buf[256], *argv[16], *tok;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "bench %s", line);
+	for (tok = strtok(buf, " "); tok && argc < 15; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return ft_bench_parse_args(argc, argv, o);
+}
+
+static void test_bench_args(void)
+{
+	struct ft_bench_opts o;
+
+	EQ(bparse(&o, "-t 1,2,8 -s 128M -p 2M -r 4 -P --json"), 0);
+	EQ(o.nthreads, 3);
+	EQ(o.threads[2], 8);
+	EQ(o.size, 128ULL << 20);
+	EQ(o.page_size, 2ULL << 20);
+	EQ(o.reps, 4);
+	EQ(o.pin, 1);
+	EQ(o.fmt, FT_FMT_JSON);
+	EQ(o.shape, FT_SH_THREADS);
+	EQ(bparse(&o, "-w memtype"), 0);
+	EQ(o.shape, FT_SH_MEMTYPE);
+	EQ(o.iterations, 2000);
+	EQ(bparse(&o, "-w share -t 4"), 0);
+	EQ(o.shape, FT_SH_SHARE);
+	EQ(bparse(&o, ""), 0);
+	CHECK(o.nthreads >= 1 && o.threads[0] == 1, "default thread list starts at 1");
+	fprintf(stderr, "(the next errors are expected)\n");
+	EQ(bparse(&o, "-w bogus"), -1);
+	EQ(bparse(&o, "-t 0"), -1);
+	EQ(bparse(&o, "-t 1,,2"), 0);		/* empty items are skipped */
+	EQ(bparse(&o, "-t x"), -1);
+	EQ(bparse(&o, "-p 3M"), -1);
+	EQ(bparse(&o, "-s 1M"), -1);		/* smaller than a 2M page */
+	EQ(bparse(&o, "-r 0"), -1);
+	EQ(bparse(&o, "extra"), -1);
+}
+
 static void test_bad_files(void)
 {
 	char path[] = "/tmp/faulttune-unit-XXXXXX";
@@ -539,6 +582,7 @@ int main(void)
 	test_memtype();
 	test_jhash();
 	test_args();
+	test_bench_args();
 	test_bad_files();
 	test_synth_file();
 	test_fuzz_reader();

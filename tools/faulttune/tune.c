@@ -31,6 +31,9 @@ struct size_result {
 	uint64_t acq, contended, collisions, sharing, faults;
 	uint64_t coll_wait, wait_total, lost;
 	int traced;
+	/* what-if replay of the first traced run at the current size */
+	uint64_t pred_coll, pred_coll_wait;
+	int predicted;
 };
 
 struct tune_ctx {
@@ -55,6 +58,8 @@ struct tune_ctx {
 	/* results */
 	struct size_result *res;
 	int nres;
+	struct ft_analysis ref;	/* first traced run at the saved size */
+	int have_ref;
 };
 
 /* the one piece of global state: what atexit() must undo */
@@ -330,6 +335,11 @@ static int run_one(struct tune_ctx *c, struct size_result *sr, int measured)
 			if (!a.nev[FT_LK_HUGETLB])
 				sr->contended += a.call.contended;
 		}
+		if (!c->have_ref && sr->size == c->saved && a.nholds) {
+			c->ref = a;	/* kept for the what-if replay */
+			c->have_ref = 1;
+			return 0;
+		}
 		ft_analysis_free(&a);
 	}
 	return 0;
@@ -410,6 +420,25 @@ static void do_plot(struct tune_ctx *c, int rec)
 	unlink(dat);
 }
 
+/* predicted collisions of every size from the reference run's hashes */
+static void predict(struct tune_ctx *c)
+{
+	struct ft_whatif_row *w;
+	int n, i, j;
+
+	if (!c->have_ref)
+		return;
+	n = ft_whatif(&c->ref, c->res[c->nres - 1].size, &w);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < c->nres; j++)
+			if (c->res[j].size == w[i].size) {
+				c->res[j].pred_coll = w[i].collisions;
+				c->res[j].pred_coll_wait = w[i].coll_wait_ns;
+				c->res[j].predicted = 1;
+			}
+	free(w);
+}
+
 static void report(struct tune_ctx *c)
 {
 	int i, best = 0, rec = -1;
@@ -417,6 +446,7 @@ static void report(struct tune_ctx *c)
 	char b[32];
 	const char *conf;
 
+	predict(c);
 	for (i = 0; i < c->nres; i++) {
 		summarize(&c->res[i]);
 		if (c->res[i].tput_med > c->res[best].tput_med)
@@ -468,7 +498,9 @@ static void report(struct tune_ctx *c)
 			       "\"faults_per_wall_s_median\":%.1f,\"min\":%.1f,"
 			       "\"max\":%.1f,\"acquisitions\":%llu,\"contended\":%llu,"
 			       "\"collisions\":%llu,\"sharing\":%llu,"
-			       "\"collision_wait_ns\":%llu,\"lost_events\":%llu}",
+			       "\"collision_wait_ns\":%llu,\"lost_events\":%llu,"
+			       "\"predicted_collisions\":%lld,"
+			       "\"predicted_collision_wait_ns\":%lld}",
 			       i ? "," : "", s->size,
 			       (unsigned long long)s->size * FT_MUTEX_BYTES,
 			       s->tput.n, s->tput_med, s->tput_min, s->tput_max,
@@ -477,7 +509,9 @@ static void report(struct tune_ctx *c)
 			       (unsigned long long)s->collisions,
 			       (unsigned long long)s->sharing,
 			       (unsigned long long)s->coll_wait,
-			       (unsigned long long)s->lost);
+			       (unsigned long long)s->lost,
+			       s->predicted ? (long long)s->pred_coll : -1LL,
+			       s->predicted ? (long long)s->pred_coll_wait : -1LL);
 		}
 		printf("],\"best\":%u,\"recommended\":%u,\"spread_pct\":%.1f,"
 		       "\"confidence\":", c->res[best].size, c->res[rec].size, spread);
@@ -491,9 +525,9 @@ static void report(struct tune_ctx *c)
 	       "per size + %d warm-up, seed %u\n", c->threads,
 	       (unsigned long long)(c->bench.size >> 20), c->reps, c->warmup,
 	       c->seed);
-	printf("%8s %9s %12s %12s %12s %9s %9s %9s %11s %8s\n", "size", "memory",
-	       "faults/s", "min", "max", "vs best", "contended", "collide",
-	       "coll_wait/f", "lost");
+	printf("%8s %9s %12s %12s %12s %9s %9s %9s %11s %8s %9s\n", "size",
+	       "memory", "faults/s", "min", "max", "vs best", "contended",
+	       "collide", "coll_wait/f", "lost", "predicted");
 	for (i = 0; i < c->nres; i++) {
 		struct size_result *s = &c->res[i];
 
@@ -510,6 +544,10 @@ static void report(struct tune_ctx *c)
 			       (unsigned long long)s->lost);
 		else
 			printf("%9s %9s %11s %8s", "-", "-", "-", "-");
+		if (s->predicted)
+			printf(" %9llu", (unsigned long long)s->pred_coll);
+		else
+			printf(" %9s", "-");
 		printf("%s\n", i == rec ? "  <- recommended" : "");
 	}
 	print_chart(c, best, rec);
@@ -520,6 +558,10 @@ static void report(struct tune_ctx *c)
 	       ((long long)c->res[rec].size - c->saved) * FT_MUTEX_BYTES,
 	       c->saved);
 	printf("run-to-run spread %.1f%%; confidence %s\n", spread, conf);
+	if (c->have_ref)
+		printf("predicted: collisions at each size replayed from the hashes "
+		       "of one run at the current size %u (what-if, per run)\n",
+		       c->saved);
 	printf("boot parameter: hugetlb_fault_mutexes=%u\n", c->res[rec].size);
 	printf("now:            echo %u > %s\n", c->res[rec].size, c->knob);
 	if (c->plot)
@@ -646,6 +688,8 @@ out:
 	if (exit_code)
 		c.apply = 0;
 	tune_restore();
+	if (c.have_ref)
+		ft_analysis_free(&c.ref);
 	for (i = 0; c.res && i < c.nres; i++)
 		ft_vec_free(&c.res[i].tput);
 	free(c.res);

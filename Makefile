@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# faulttune: the only entry point.
+#
+#   make run      build everything, boot the patched kernel under QEMU, tune
+#   make check    every test: tool, host tracefs, kernel build, guest suites
+#   make bench    the performance table (patched vs stock, one run)
+#
+# Other targets: deps kernel kernel-stock tool selftests image vm clean.
+# Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock
+
+TOP		:= $(CURDIR)
+BUILD		:= $(TOP)/build
+SCRIPTS		:= $(TOP)/kernel/scripts
+LINUX_TARBALL	?= /usr/src/linux-source-6.12.tar.xz
+JOBS		?= $(shell nproc)
+
+# Guest defaults: 4 vCPUs on TCG, 2.5 GiB, 512 free 2 MiB pages (1 GiB).
+VM_CPUS		?= 4
+VM_MEM		?= 2560
+VM_HUGEPAGES	?= 512
+VM_TIMEOUT	?= 900
+VM_EXTRA	?=
+KERNEL		?= patched
+CMD		?= uname -a; nproc; grep -i huge /proc/meminfo
+
+export LINUX_TARBALL VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA
+# ccache sees paths relative to the clone, so two clones share hits.
+export CCACHE_BASEDIR := $(TOP)
+export CCACHE_NOHASHDIR := 1
+
+KCONFIG		:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.config
+OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-guide \
+			   Documentation/trace -type f 2>/dev/null)
+PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
+
+.PHONY: all deps kernel kernel-stock tool selftests image vm run check bench clean
+
+all: kernel tool image
+
+deps:
+	@$(SCRIPTS)/deps.sh
+
+# --- kernel trees: unpacked once per change of their inputs -------------------
+
+$(BUILD)/stock/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh | deps
+	$(SCRIPTS)/prepare-tree.sh stock $(BUILD)/stock/src
+	@touch $@
+
+$(BUILD)/patched/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) \
+			    $(addprefix $(TOP)/,$(OVERLAY)) | deps
+	$(SCRIPTS)/prepare-tree.sh patched $(BUILD)/patched/src
+	@touch $@
+
+# The kernel build itself is always run: kbuild decides what is stale.
+kernel: $(BUILD)/patched/src.stamp
+	@$(SCRIPTS)/build-kernel.sh $(BUILD)/patched $(KCONFIG)
+
+kernel-stock: $(BUILD)/stock/src.stamp
+	@$(SCRIPTS)/build-kernel.sh $(BUILD)/stock $(KCONFIG)
+
+# --- userspace: the tool, the kernel's selftests, the guest image -------------
+
+tool: | deps
+	@if [ -f tools/faulttune/Makefile ]; then $(MAKE) -s -C tools/faulttune; \
+	 else echo "tool: tools/faulttune not there yet, skipped"; fi
+
+selftests: $(BUILD)/patched/src.stamp
+	@$(SCRIPTS)/build-selftests.sh $(BUILD)/patched/src $(BUILD)/patched/obj $(BUILD)/selftests
+
+image: tool selftests
+	@KHDR=$(BUILD)/patched/obj/usr/include $(SCRIPTS)/mkinitramfs.sh $(BUILD)/guest.cpio $(BUILD)/selftests
+
+# --- the guest ----------------------------------------------------------------
+
+vm: image $(if $(filter stock,$(KERNEL)),kernel-stock,kernel)
+	@$(SCRIPTS)/run-vm.sh $(BUILD)/$(KERNEL)/bzImage $(BUILD)/guest.cpio '$(CMD)'
+
+run: image kernel
+	@$(SCRIPTS)/run-vm.sh $(BUILD)/patched/bzImage $(BUILD)/guest.cpio \
+		'if command -v faulttune >/dev/null && [ -e /sys/kernel/debug/hugetlb/num_fault_mutexes ]; then faulttune tune; else uname -r; echo "cpus: $$(nproc)"; grep -i huge /proc/meminfo; fi'
+
+check: image kernel kernel-stock
+	@$(TOP)/tests/check.sh
+
+bench: image kernel kernel-stock
+	@if [ -x $(TOP)/tests/bench.sh ]; then $(TOP)/tests/bench.sh; \
+	 else echo "bench: no benchmarks yet"; fi
+
+clean:
+	rm -rf $(BUILD)
+	@if [ -f tools/faulttune/Makefile ]; then $(MAKE) -s -C tools/faulttune clean; fi

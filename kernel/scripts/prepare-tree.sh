@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# prepare-tree.sh VARIANT SRCDIR
+#
+# Unpack Debian's linux-source-6.12 into a staging directory, and for the
+# "patched" variant copy the project's new kernel files (the overlay) and
+# apply kernel/patches/series with patch -p1.  The staged tree is then synced
+# into SRCDIR by content, so that files which did not change keep their
+# mtime and the next kernel build is incremental.
+#
+# A patch that does not apply stops here with the patch, file and hunk named.
+set -euo pipefail
+
+variant=$1
+srcdir=$2
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+stage=$srcdir.stage
+
+die() { echo "prepare-tree: $*" >&2; exit 1; }
+
+[ -r "$tarball" ] || die "$tarball not found: install Debian's linux-source-6.12 (make deps)"
+case $variant in stock|patched) ;; *) die "variant must be stock or patched, not '$variant'";; esac
+
+rm -rf "$stage"
+mkdir -p "$stage"
+tar -xf "$tarball" -C "$stage" --strip-components=1
+
+if [ "$variant" = patched ]; then
+	# New files: each lives once in this repository at its kernel path.
+	for d in include tools/testing Documentation/admin-guide Documentation/trace; do
+		[ -d "$top/$d" ] || continue
+		(cd "$top" && find "$d" -type f ! -name '*.orig' -print0) |
+		while IFS= read -r -d '' f; do
+			mkdir -p "$stage/$(dirname "$f")"
+			cp "$top/$f" "$stage/$f"
+		done
+	done
+
+	series=$top/kernel/patches/series
+	if [ -f "$series" ]; then
+		n=0
+		while read -r p _; do
+			case $p in ''|'#'*) continue;; esac
+			n=$((n + 1))
+			[ -f "$top/kernel/patches/$p" ] || die "series names $p, which is not in kernel/patches"
+			if ! out=$(cd "$stage" && patch -p1 --forward --batch --no-backup-if-mismatch \
+					-r - < "$top/kernel/patches/$p" 2>&1); then
+				echo "$out" | sed 's/^/  /' >&2
+				hunk=$(echo "$out" | grep -E 'FAILED|Reversed|malformed|can.t find file' | head -3 || true)
+				die "patch $p does not apply: ${hunk:-see above}"
+			fi
+			if echo "$out" | grep -q 'with fuzz\|offset'; then
+				echo "prepare-tree: note: $p applied with offset/fuzz:" >&2
+				echo "$out" | grep 'with fuzz\|offset' | sed 's/^/  /' >&2
+			fi
+		done < "$series"
+		echo "prepare-tree: applied $n patches from kernel/patches/series"
+	fi
+fi
+
+# Sync by content: unchanged files keep their old mtime.
+mkdir -p "$srcdir"
+rsync -r --links --checksum --delete --perms "$stage/" "$srcdir/"
+rm -rf "$stage"
+echo "prepare-tree: $variant tree ready in $srcdir"

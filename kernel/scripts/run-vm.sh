@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-vm.sh BZIMAGE INITRAMFS 'COMMAND'
+#
+# Boot the kernel under QEMU TCG, run COMMAND in the guest (busybox sh),
+# stream its output here and exit with its status.  The run fails, with the
+# relevant kernel log lines printed, when the guest panics, hangs past
+# VM_TIMEOUT seconds, or its kernel log holds a WARNING, BUG, lockdep,
+# KASAN or hung-task report.  Logs stay in $VM_LOGDIR (default build/vm).
+#
+# Environment: VM_CPUS, VM_MEM (MiB), VM_HUGEPAGES, VM_TIMEOUT, VM_EXTRA
+# (extra QEMU arguments), VM_APPEND (extra kernel command line), VM_KERNEL
+# (label passed to the guest as $FT_KERNEL).
+set -uo pipefail
+
+kernel=$1 initrd=$2 cmd=$3
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cpus=${VM_CPUS:-4} mem=${VM_MEM:-2560} pages=${VM_HUGEPAGES:-512}
+timeout=${VM_TIMEOUT:-900}
+logdir=${VM_LOGDIR:-$top/build/vm}
+label=${VM_KERNEL:-$(basename "$(dirname "$kernel")")}
+
+die() { echo "run-vm: $*" >&2; exit 2; }
+[ -r "$kernel" ] || die "no kernel at $kernel (make kernel)"
+[ -r "$initrd" ] || die "no initramfs at $initrd (make image)"
+
+mkdir -p "$logdir"
+console=$logdir/console.log out=$logdir/output.log
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf '%s\n' "$cmd" > "$work/cmd"
+printf '%s' "$pages" > "$work/hugepages"
+printf '%s' "$label" > "$work/kernel"
+
+# ivshmem-plain gives the guest a 64 MiB PCI BAR next to std VGA's, both
+# real memtype_lock users; the console is ttyS0, the command's output ttyS1.
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg,thread=multi -cpu max -smp "$cpus" -m "$mem" \
+	-machine q35 -nodefaults -vga std -display none -no-reboot \
+	-object memory-backend-ram,id=shm0,size=64M \
+	-device ivshmem-plain,memdev=shm0 \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=6 hung_task_panic=0 ${VM_APPEND:-}" \
+	-fw_cfg name=opt/faulttune/cmd,file="$work/cmd" \
+	-fw_cfg name=opt/faulttune/hugepages,file="$work/hugepages" \
+	-fw_cfg name=opt/faulttune/kernel,file="$work/kernel" \
+	-serial file:"$console" -serial stdio ${VM_EXTRA:-} < /dev/null |
+	tr -d '\r' | tee "$out" | grep -v '^FT-EXIT='
+qemu=${PIPESTATUS[0]}
+
+status=$(sed -n 's/^FT-EXIT=\([0-9]*\)$/\1/p' "$out" | tail -1)
+bad='WARNING:|BUG:|BUG |Oops|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|lock held when returning|bad unlock balance|held lock freed|INFO: task .* blocked|KASAN|UBSAN|list_add corruption|list_del corruption|MAX_LOCK_DEPTH too low|soft lockup|hard LOCKUP|rcu_.*detected stall'
+if grep -Eq "$bad" "$console"; then
+	echo "run-vm: the guest kernel reported a problem (full log: $console):" >&2
+	grep -En -A12 "$bad" "$console" | head -60 >&2
+	exit 3
+fi
+if [ "$qemu" = 124 ] || [ "$qemu" = 137 ]; then
+	echo "run-vm: the guest did not finish within ${timeout}s (VM_TIMEOUT); last kernel lines:" >&2
+	tail -15 "$console" >&2
+	exit 4
+fi
+if [ -z "$status" ]; then
+	echo "run-vm: the guest died before the command finished (qemu exit $qemu); last kernel lines:" >&2
+	tail -25 "$console" >&2
+	exit 5
+fi
+exit "$status"

@@ -8,7 +8,8 @@ n=0
 fail=0
 t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-jnum() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$2" | head -n 1; }
+# first "key":number in a JSON file
+jnum() { grep -o "\"$1\":[0-9][0-9]*" "$2" | head -n 1 | cut -d: -f2; }
 # events of one system as printed by trace-cmd report
 tc_count() { trace-cmd report "$1" 2>/dev/null | grep -cE " $2[a-z_]*:"; }
 
@@ -48,8 +49,8 @@ knob=$(cat /sys/kernel/debug/hugetlb/num_fault_mutexes 2>/dev/null)
 [ -n "$knob" ] && [ "$(jnum table_size $W/a.json)" = "$knob" ]
 t $? "recorded table size equals the knob ($knob)"
 acq=$(sed -n 's/.*"hugetlb":{"total":{"name":"all","acquisitions":\([0-9]*\).*/\1/p' $W/a.json)
-[ -n "$acq" ] && [ "$acq" -ge 64 ]
-t $? "at least one acquisition per faulted page ($acq >= 64)"
+[ -n "$acq" ] && [ "$acq" -ge 32 ]
+t $? "at least one acquisition per faulted page ($acq >= 16 pages x 2 reps)"
 trace-cmd report $W/a.dat 2>/dev/null | grep -q 'phase=bench shape=threads'
 t $? "bench phase markers are in the file"
 faulttune report $W/a.dat >$W/a.txt 2>&1 && grep -q '^what-if' $W/a.txt

@@ -3,7 +3,8 @@
 # SIGINT and SIGTERM in the middle of tune and record restore the knob and
 # every tracefs setting and leave no instance; TAP.
 T=/sys/kernel/tracing
-K=/sys/kernel/debug/hugetlb/num_fault_mutexes
+# FT_KNOB: another knob path (a plain file) to dry-run the script on a host
+K=${FT_KNOB:-/sys/kernel/debug/hugetlb/num_fault_mutexes}
 W=/tmp/ft-sig.$$
 n=0
 fail=0
@@ -19,7 +20,7 @@ state() { cat $T/tracing_on $T/set_event $T/buffer_size_kb $T/current_tracer | m
 before=$(state)
 
 for sig in INT TERM; do
-	faulttune tune -r 1000 -W 0 -s 16M >/dev/null 2>$W/err &
+	faulttune tune --knob $K -r 1000 -W 0 -s 16M >/dev/null 2>$W/err &
 	p=$!
 	i=0
 	while [ $i -lt 30 ] && [ ! -d $T/instances/faulttune-$p ]; do sleep 1; i=$((i + 1)); done

@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# faulttune tune finishes, recommends a size and restores the knob; TAP.
+# faulttune tune --knob $K finishes, recommends a size and restores the knob; TAP.
 T=/sys/kernel/tracing
-K=/sys/kernel/debug/hugetlb/num_fault_mutexes
+# FT_KNOB: another knob path (a plain file) to dry-run the script on a host
+K=${FT_KNOB:-/sys/kernel/debug/hugetlb/num_fault_mutexes}
 W=/tmp/ft-tune.$$
 n=0
 fail=0
 t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
-jnum() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$2" | head -n 1; }
+# first "key":number in a JSON file
+jnum() { grep -o "\"$1\":[0-9][0-9]*" "$2" | head -n 1 | cut -d: -f2; }
 pow2() { v=$1; [ "$v" -gt 0 ] 2>/dev/null || return 1; while [ $((v % 2)) = 0 ]; do v=$((v / 2)); done; [ $v = 1 ]; }
 
 mkdir -p $W
@@ -19,7 +21,7 @@ saved=$(cat $K)
 before=$(cat $T/tracing_on $T/set_event | md5sum)
 echo "# $(nproc) CPUs, knob $saved"
 
-faulttune tune -r 2 -s 32M --json >$W/t.json 2>$W/t.err
+faulttune tune --knob $K -r 2 -s 32M --json >$W/t.json 2>$W/t.err
 t $? "tune --json exits 0"
 rec=$(jnum recommended $W/t.json)
 pow2 "$rec"
@@ -33,7 +35,7 @@ t $? "no faulttune instance left"
 [ "$(cat $T/tracing_on $T/set_event | md5sum)" = "$before" ]
 t $? "top-level tracing_on and set_event unchanged"
 
-faulttune tune -r 1 -W 0 -s 16M -m 16 >$W/t.txt 2>&1
+faulttune tune --knob $K -r 1 -W 0 -s 16M -m 16 >$W/t.txt 2>&1
 t $? "tune (text) exits 0"
 grep -q '^boot parameter: hugetlb_fault_mutexes=' $W/t.txt
 t $? "prints the boot parameter line"
@@ -44,7 +46,7 @@ t $? "prints a confidence statement"
 [ "$(cat $K)" = "$saved" ]
 t $? "knob restored after the text run"
 
-faulttune tune -r 1 -W 0 -s 16M -m 8 --apply --json >$W/a.json 2>/dev/null
+faulttune tune --knob $K -r 1 -W 0 -s 16M -m 8 --apply --json >$W/a.json 2>/dev/null
 rec=$(jnum recommended $W/a.json)
 [ -n "$rec" ] && [ "$(cat $K)" = "$rec" ]
 t $? "--apply leaves the recommendation ($rec) set"

@@ -383,7 +383,15 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 			a->jhash_mismatch++;
 		if (t->state != SEQ_STARTED || t->mapping != ev->mapping ||
 		    t->index != ev->index) {
-			a->unpaired_acquire++;
+			/*
+			 * A kernel may emit start_locking only on the slow
+			 * path (trylock first): an uncontended acquire without
+			 * a start is then normal, counted apart.
+			 */
+			if (t->state == SEQ_NONE && !ev->contended)
+				a->acquire_nostart++;
+			else
+				a->unpaired_acquire++;
 			t->start_ts = ev->ts - (ev->wait_ns < ev->ts ?
 						ev->wait_ns : 0);
 		}

@@ -134,6 +134,7 @@ struct ft_analysis {
 	uint64_t markers, resizes;
 	uint64_t unpaired_start, unpaired_acquire, unpaired_release;
 	uint64_t key_mismatch;	/* release of another key than acquired */
+	uint64_t acquire_nostart;/* uncontended acquire without start event */
 	uint64_t open_at_end;	/* sequences still open when the trace ended */
 	uint64_t hash_mismatch;	/* bucket != hash & (nbuckets - 1) */
 	uint64_t jhash_mismatch;/* hash != jhash2(mapping, index) */

@@ -334,7 +334,8 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			"\"lock_contention\":%llu,\"markers\":%llu,\"resizes\":%llu},"
 			"\"lost_events\":%llu,\"lost_unknown_pages\":%llu,"
 			"\"unpaired\":{\"start\":%llu,\"acquire\":%llu,"
-			"\"release\":%llu,\"key_mismatch\":%llu,\"open_at_end\":%llu},"
+			"\"release\":%llu,\"key_mismatch\":%llu,\"open_at_end\":%llu,"
+			"\"acquire_without_start\":%llu},"
 			"\"hash_mismatch\":%llu,\"jhash_mismatch\":%llu,"
 			"\"table_size\":%u,\"duration_ns\":%llu",
 			(unsigned long long)a->nev[FT_LK_HUGETLB],
@@ -349,6 +350,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			(unsigned long long)a->unpaired_release,
 			(unsigned long long)a->key_mismatch,
 			(unsigned long long)a->open_at_end,
+			(unsigned long long)a->acquire_nostart,
 			(unsigned long long)a->hash_mismatch,
 			(unsigned long long)a->jhash_mismatch, cur,
 			(unsigned long long)(a->last_ts - a->first_ts));
@@ -466,6 +468,10 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 		(unsigned long long)a->unpaired_release,
 		(unsigned long long)a->key_mismatch,
 		(unsigned long long)a->open_at_end);
+	if (a->acquire_nostart)
+		fprintf(f, "uncontended acquisitions without a start event (fast "
+			"path not traced): %llu\n",
+			(unsigned long long)a->acquire_nostart);
 	if (a->lost_events || a->lost_unknown)
 		fprintf(f, "WARNING: events were lost; pairing and classification "
 			"are incomplete (use a bigger buffer: faulttune record -b KB)\n");

@@ -88,7 +88,7 @@ static void test_pairing(void)
 	ft_analysis_init(&a);
 	/* pid 1: complete */
 	hold(&a, 1, 100, 100, 200, 0x1000, 1, 0x11, 16, FT_HOP_FAULT);
-	/* pid 2: acquire without start, then release */
+	/* pid 2: uncontended acquire without start (fast path), then release */
 	hev(&a, FT_EV_ACQUIRE, 2, 300, 0x1000, 2, 0x22, 16, 0, 0, 0, 0);
 	hev(&a, FT_EV_RELEASE, 2, 350, 0x1000, 2, 0x22, 16, 0, 0, 50, 0);
 	/* pid 3: release without acquire */
@@ -104,19 +104,23 @@ static void test_pairing(void)
 	hev(&a, FT_EV_START, 6, 1000, 0x1000, 8, 0x88, 16, 0, 0, 0, 0);
 	hev(&a, FT_EV_ACQUIRE, 6, 1000, 0x1000, 8, 0x88, 16, 0, 0, 0, 0);
 	hev(&a, FT_EV_RELEASE, 6, 1100, 0x1000, 9, 0x99, 16, 0, 0, 0, 0);
+	/* pid 7: contended acquire without start: unpaired */
+	hev(&a, FT_EV_ACQUIRE, 7, 1200, 0x1000, 10, 0xaa, 16, 1, 30, 0, 0);
+	hev(&a, FT_EV_RELEASE, 7, 1300, 0x1000, 10, 0xaa, 16, 0, 0, 100, 0);
 	ft_analysis_finish(&a);
 
-	EQ(a.nev[FT_LK_HUGETLB], 3 + 2 + 1 + 2 + 2 + 3 + 3);
+	EQ(a.nev[FT_LK_HUGETLB], 3 + 2 + 1 + 2 + 2 + 3 + 3 + 2);
 	EQ(a.unpaired_start, 1);
-	EQ(a.unpaired_acquire, 1);
+	EQ(a.acquire_nostart, 1);
 	EQ(a.unpaired_release, 1);
 	EQ(a.key_mismatch, 1);
 	EQ(a.open_at_end, 2);	/* pid 4 and pid 5 */
-	EQ(a.nholds, 3);	/* pid 1, pid 2 (no start), pid 6 first */
-	EQ(a.hall.acq, 5);
-	EQ(a.hall.releases, 5);
-	EQ(a.hall.hold.n, 4);	/* hold_ns 0 is not a sample */
-	EQ(a.hop[FT_HOP_FAULT].acq, 5);
+	EQ(a.unpaired_acquire, 1);	/* pid 7 */
+	EQ(a.nholds, 4);	/* pid 1, pid 2 (no start), pid 6 first, pid 7 */
+	EQ(a.hall.acq, 6);
+	EQ(a.hall.releases, 6);
+	EQ(a.hall.hold.n, 5);	/* hold_ns 0 is not a sample */
+	EQ(a.hop[FT_HOP_FAULT].acq, 6);
 	EQ(a.hash_mismatch, 0);
 	EQ(a.max_nbuckets, 16);
 	ft_analysis_free(&a);
@@ -573,6 +577,8 @@ static void test_fuzz_reader(void)
 
 int main(void)
 {
+	/* forked children must not repeat buffered output */
+	setvbuf(stdout, NULL, _IONBF, 0);
 	test_percentiles();
 	test_pairing();
 	test_classification();

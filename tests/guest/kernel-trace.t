@@ -1,0 +1,231 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest test: the hugetlb and memtype trace events (issue 4).
+#
+# Needs: root, tracefs, free 2 MiB huge pages, ft_hugetlb and ft_memtype
+# (tests/guest/progs) in PATH.  Uses its own tracefs instance; the doc
+# comparison needs Documentation/trace/events-*.rst in the guest (looked
+# up in $FT_DOCDIR, /usr/share/doc/faulttune, /faulttune/Documentation/trace).
+T=/sys/kernel/tracing
+[ -d $T/events ] || T=/sys/kernel/debug/tracing
+KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+
+HEV="hugetlb_fault_mutex_start_locking hugetlb_fault_mutex_acquire_returned hugetlb_fault_mutex_released hugetlb_fault_mutex_resize"
+MEV="memtype_lock_start_locking memtype_lock_acquire_returned memtype_lock_released"
+
+if [ ! -d $T/events/hugetlb ]; then
+	echo "1..1"
+	echo "ok 1 - hugetlb events # SKIP kernel without the faulttune patches (no $T/events/hugetlb)"
+	exit 0
+fi
+
+I=$T/instances/ft_kernel_trace_$$
+mkdir $I || { echo "1..1"; echo "not ok 1 - create tracefs instance $I"; exit 1; }
+trap 'echo 0 > $I/tracing_on; echo > $I/events/enable 2>/dev/null; rmdir $I' EXIT
+echo 8192 > $I/buffer_size_kb
+
+# --- every event exists, enables and disables -----------------------------
+for e in $HEV; do
+	check "enable hugetlb/$e" sh -c "echo 1 > $I/events/hugetlb/$e/enable && grep -q 1 $I/events/hugetlb/$e/enable && echo 0 > $I/events/hugetlb/$e/enable"
+done
+for e in $MEV; do
+	if [ -d $I/events/memtype ]; then
+		check "enable memtype/$e" sh -c "echo 1 > $I/events/memtype/$e/enable && grep -q 1 $I/events/memtype/$e/enable && echo 0 > $I/events/memtype/$e/enable"
+	else
+		skip "enable memtype/$e" "no memtype events (CONFIG_X86_PAT off?)"
+	fi
+done
+
+# --- the format files match the documentation -----------------------------
+DOCDIR=
+for d in "$FT_DOCDIR" /usr/share/doc/faulttune /faulttune/Documentation/trace; do
+	[ -n "$d" ] && [ -f "$d/events-hugetlb.rst" ] && DOCDIR=$d && break
+done
+doc_fields() { # file event -> the "field:" lines of the event's section
+	awk -v ev="$2" '
+		$0 == ev { insec = 1; next }
+		insec && /^[a-z_]+$/ && $0 != ev { insec = 0 }
+		insec && /^  field:/ { sub(/^  /, ""); print }' "$1"
+}
+fmt_fields() { # system event -> non-common "field:" entries of the format file
+	sed -n 's/^[[:space:]]*\(field:[^;]*;\).*/\1/p' $T/events/$1/$2/format | grep -v 'field:[^;]* common_'
+}
+for s in hugetlb memtype; do
+	if [ $s = hugetlb ]; then evs=$HEV; else evs=$MEV; fi
+	[ -d $T/events/$s ] || continue
+	for e in $evs; do
+		if [ -z "$DOCDIR" ]; then
+			skip "format of $s/$e matches the doc" "Documentation/trace/events-$s.rst not in the guest"
+			continue
+		fi
+		doc_fields $DOCDIR/events-$s.rst $e > /tmp/doc.$$
+		fmt_fields $s $e > /tmp/fmt.$$
+		if [ -s /tmp/doc.$$ ] && cmp -s /tmp/doc.$$ /tmp/fmt.$$; then
+			ok "format of $s/$e matches the doc"
+		else
+			nok "format of $s/$e matches the doc"
+			diff /tmp/doc.$$ /tmp/fmt.$$ | sed 's/^/# /'
+		fi
+	done
+done
+rm -f /tmp/doc.$$ /tmp/fmt.$$
+
+# --- helpers ---------------------------------------------------------------
+enable_lock_events() {
+	for e in start_locking acquire_returned released; do
+		echo 1 > $I/events/hugetlb/hugetlb_fault_mutex_$e/enable
+	done
+}
+run_traced() { # command... -> the instance's trace in /tmp/tr.$$
+	echo > $I/trace
+	echo 1 > $I/tracing_on
+	"$@"
+	rc=$?
+	echo 0 > $I/tracing_on
+	cat $I/trace > /tmp/tr.$$
+	return $rc
+}
+count() { # event op -> number of events
+	grep -c "$1: .* op=$2\( \|\$\)" /tmp/tr.$$
+}
+
+enable_lock_events
+
+# --- N faults on distinct pages: N events of each kind, op=fault ----------
+N=16
+if run_traced ft_hugetlb fault $N; then ok "ft_hugetlb fault $N"; else nok "ft_hugetlb fault $N"; fi
+for e in start_locking acquire_returned released; do
+	c=$(count hugetlb_fault_mutex_$e fault)
+	check "$N faults give $N $e events with op=fault (got $c)" [ "$c" -eq $N ]
+done
+if [ -r $KNOB ]; then
+	nb=$(cat $KNOB)
+	bad=$(grep -c "hugetlb_fault_mutex_.*nbuckets=" /tmp/tr.$$)
+	good=$(grep -c "hugetlb_fault_mutex_.*nbuckets=$nb " /tmp/tr.$$)
+	check "every event has nbuckets=$nb, the knob's value ($good of $bad)" [ "$good" -eq "$bad" ]
+else
+	skip "nbuckets equals the knob" "no $KNOB"
+fi
+badb=0
+tot=0
+for l in $(sed -n 's/.*hugetlb_fault_mutex_.* hash=\(0x[0-9a-f]*\) bucket=\([0-9]*\) nbuckets=\([0-9]*\) .*/\1:\2:\3/p' /tmp/tr.$$); do
+	h=${l%%:*}; r=${l#*:}; b=${r%%:*}; nb=${r#*:}
+	tot=$((tot + 1))
+	[ $((h & (nb - 1))) -eq "$b" ] || badb=$((badb + 1))
+done
+check "bucket == hash & (nbuckets - 1) for all $tot events" [ $tot -gt 0 -a $badb -eq 0 ]
+
+# --- every other op appears when its path runs ------------------------------
+run_traced ft_hugetlb fallocate 4
+c=$(count hugetlb_fault_mutex_start_locking fallocate)
+check "fallocate of 4 pages: op=fallocate ($c)" [ "$c" -eq 4 ]
+run_traced ft_hugetlb punch 4
+c=$(count hugetlb_fault_mutex_start_locking punch)
+check "hole punch and truncate: op=punch ($c)" [ "$c" -eq 4 ]
+if [ -e /dev/udmabuf ]; then
+	run_traced ft_hugetlb memfd 2
+	c=$(count hugetlb_fault_mutex_start_locking memfd)
+	check "udmabuf over a hugetlb memfd: op=memfd ($c)" [ "$c" -ge 2 ]
+else
+	skip "udmabuf over a hugetlb memfd: op=memfd" "no /dev/udmabuf (CONFIG_UDMABUF)"
+fi
+run_traced ft_hugetlb uffd 4
+c=$(count hugetlb_fault_mutex_start_locking uffd_copy)
+check "UFFDIO_COPY of 4 pages: op=uffd_copy ($c)" [ "$c" -ge 4 ]
+c=$(count hugetlb_fault_mutex_released userfault)
+check "faults handed to userfaultfd release with op=userfault ($c)" [ "$c" -ge 4 ]
+run_traced ft_hugetlb wp 4
+c=$(count hugetlb_fault_mutex_start_locking fault)
+check "private COW faults traced ($c)" [ "$c" -ge 8 ]
+
+# --- events pair up: every acquire has a release ----------------------------
+run_traced ft_hugetlb fault 8
+a=$(grep -c hugetlb_fault_mutex_acquire_returned: /tmp/tr.$$)
+r=$(grep -c hugetlb_fault_mutex_released: /tmp/tr.$$)
+check "acquires ($a) equal releases ($r)" [ "$a" -eq "$r" ]
+c=$(grep -c "hugetlb_fault_mutex_released: .* hold_ns=[1-9]" /tmp/tr.$$)
+check "hold_ns > 0 on timed releases ($c of $r)" [ "$c" -eq "$r" ]
+
+# --- forced contention --------------------------------------------------------
+run_traced ft_hugetlb contend 40
+c=$(grep -c "hugetlb_fault_mutex_acquire_returned: .* contended=1 wait_ns=[1-9]" /tmp/tr.$$)
+check "two threads on one page: contended=1 with wait_ns > 0 ($c times)" [ "$c" -ge 1 ]
+c=$(grep -c "hugetlb_fault_mutex_acquire_returned: .* contended=0 " /tmp/tr.$$)
+check "uncontended acquisitions say contended=0 ($c times)" [ "$c" -ge 1 ]
+
+# --- hist triggers --------------------------------------------------------------
+A=$I/events/hugetlb/hugetlb_fault_mutex_acquire_returned
+R=$I/events/hugetlb/hugetlb_fault_mutex_released
+echo 'hist:keys=bucket:vals=hitcount,wait_ns' > $A/trigger
+echo 'hist:keys=op:vals=hitcount,hold_ns' > $R/trigger
+run_traced ft_hugetlb contend 10
+run_traced ft_hugetlb fault 8
+check "hist keys=bucket:vals=wait_ns has buckets" grep -q '^{ bucket: *[0-9]* } hitcount: *[0-9]* *wait_ns: *[0-9]*' $A/hist
+check "hist keys=op:vals=hold_ns decodes op" grep -q '^{ op: *[0-9]* } hitcount: *[0-9]* *hold_ns:' $R/hist
+sed -n '1,30p' $A/hist | sed 's/^/# /'
+echo '!hist:keys=bucket:vals=hitcount,wait_ns' > $A/trigger
+echo '!hist:keys=op:vals=hitcount,hold_ns' > $R/trigger
+
+# --- memtype -------------------------------------------------------------------------
+if [ -d $I/events/memtype ]; then
+	for e in $MEV; do echo 1 > $I/events/memtype/$e/enable; done
+	# the first memory BAR (IORESOURCE_MEM) of at least 64 KiB
+	res=
+	for d in /sys/bus/pci/devices/*; do
+		i=0
+		while read -r s e f; do
+			if [ $((f & 0x200)) -ne 0 ] && [ $((e - s)) -ge 65535 ] &&
+			   [ -e $d/resource$i ]; then
+				res=$d/resource$i
+				break
+			fi
+			i=$((i + 1))
+		done < $d/resource
+		[ -n "$res" ] && break
+	done
+	if [ -n "$res" ]; then
+		run_traced ft_memtype $res 3
+		for op in reserve free list; do
+			c=$(grep -c "memtype_lock_acquire_returned: op=$op " /tmp/tr.$$)
+			check "memtype op=$op fires on $res ($c)" [ "$c" -ge 1 ]
+		done
+		c=$(grep -c "memtype_lock_released: op=reserve .* hold_ns=[1-9]" /tmp/tr.$$)
+		check "memtype hold_ns > 0 ($c)" [ "$c" -ge 1 ]
+		a=$(grep -c "memtype_lock_acquire_returned:" /tmp/tr.$$)
+		r=$(grep -c "memtype_lock_released:" /tmp/tr.$$)
+		check "memtype acquires ($a) equal releases ($r)" [ "$a" -eq "$r" ]
+		c=$(grep -c "memtype_lock_acquire_returned: op=lookup " /tmp/tr.$$)
+		if [ "$c" -ge 1 ]; then ok "memtype op=lookup fires ($c)"; else
+			skip "memtype op=lookup fires" "no vmf_insert_pfn user of a non-RAM pfn in this guest"; fi
+	else
+		skip "memtype events on a PCI BAR" "no PCI resource files"
+	fi
+	for e in $MEV; do echo 0 > $I/events/memtype/$e/enable; done
+fi
+
+# --- trace-cmd -----------------------------------------------------------------------
+if command -v trace-cmd > /dev/null; then
+	cd /tmp
+	if trace-cmd record -q -o /tmp/ft.dat -e hugetlb -e memtype ft_hugetlb fault 4 > /tmp/tc.$$ 2>&1 &&
+	   trace-cmd report -i /tmp/ft.dat > /tmp/tcr.$$ 2>&1; then
+		c=$(grep -c "hugetlb_fault_mutex_acquire_returned:.*op=fault" /tmp/tcr.$$)
+		check "trace-cmd record/report shows the events ($c)" [ "$c" -ge 4 ]
+		grep hugetlb_fault_mutex /tmp/tcr.$$ | head -6 | sed 's/^/# /'
+	else
+		nok "trace-cmd record -e hugetlb -e memtype"
+		sed 's/^/# /' /tmp/tc.$$ /tmp/tcr.$$ 2>/dev/null | tail -5
+	fi
+	rm -f /tmp/ft.dat /tmp/tc.$$ /tmp/tcr.$$
+else
+	skip "trace-cmd record/report" "trace-cmd not in the guest"
+fi
+
+rm -f /tmp/tr.$$
+echo "1..$n"
+exit $fail

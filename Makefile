@@ -25,9 +25,12 @@ KERNEL		?= patched
 CMD		?= uname -a; nproc; grep -i huge /proc/meminfo
 
 export LINUX_TARBALL VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA
-# ccache sees paths relative to the clone, so two clones share hits.
+# ccache sees paths relative to the clone, so two clones, and the stock and
+# patched trees, share hits.  -fmacro-prefix-map only strips the tree's
+# absolute path from __FILE__, so leaving it out of the hash is safe.
 export CCACHE_BASEDIR := $(TOP)
 export CCACHE_NOHASHDIR := 1
+export CCACHE_IGNOREOPTIONS := -fmacro-prefix-map=*
 
 KCONFIG		:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.config
 OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-guide \

@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh: what "make check" runs once the kernels and the guest image are
+# built.  Every result is one TAP line, numbered here across all groups:
+#
+#   tool	faulttune's unit tests and its tests against this machine's tracefs
+#   harness	the build-and-boot harness catches what it must catch
+#   guest	the project's guest tests on the patched kernel
+#   selftests	the kernel's hugetlb selftests on the stock and the patched
+#		kernel, compared result by result
+#
+# The last line is "N passed, N failed, N skipped"; the exit status is
+# non-zero when anything failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/build
+scripts=$top/kernel/scripts
+logs=$build/check
+mkdir -p "$logs"
+rm -f "$logs"/*.log
+
+n=0 passed=0 failed=0 skipped=0
+
+ok() {		# DESC [SKIP-REASON]
+	n=$((n + 1))
+	if [ $# -gt 1 ]; then
+		echo "ok $n - $1 # SKIP $2"
+		skipped=$((skipped + 1))
+	else
+		echo "ok $n - $1"
+		passed=$((passed + 1))
+	fi
+}
+not_ok() {	# DESC
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	failed=$((failed + 1))
+}
+check() {	# DESC COMMAND...: ok when COMMAND succeeds
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+group() { echo "# ==== $*"; }
+
+# Re-emit the TAP results in FILE, renumbered, with PREFIX.
+collect() {	# PREFIX FILE
+	local prefix=$1 file=$2 line desc
+	while IFS= read -r line; do
+		case $line in
+		"not ok"*)
+			desc=$(sed -E 's/^not ok[ ]*[0-9]*[ ]*(- )?//' <<<"$line")
+			not_ok "$prefix$desc" ;;
+		"ok"*)
+			desc=$(sed -E 's/^ok[ ]*[0-9]*[ ]*(- )?//' <<<"$line")
+			if [[ $desc == *" # SKIP"* ]]; then
+				ok "$prefix${desc%% # SKIP*}" "${desc#* # SKIP }"
+			else
+				ok "$prefix$desc"
+			fi ;;
+		esac
+	done < "$file"
+}
+
+vm() {		# LABEL KERNEL 'COMMAND' : boot, log to $logs/LABEL.log
+	local label=$1 kernel=$2 cmd=$3
+	VM_LOGDIR=$logs/$label VM_KERNEL=$kernel \
+		"$scripts/run-vm.sh" "$build/$kernel/bzImage" "$build/guest.cpio" "$cmd" \
+		> "$logs/$label.log" 2> "$logs/$label.err"
+}
+
+# ---------------------------------------------------------------------------
+group "tool: faulttune unit tests and host tracefs tests"
+if [ -f "$top/tools/faulttune/Makefile" ]; then
+	for target in test test-tracefs; do
+		grep -q "^$target:" "$top/tools/faulttune/Makefile" || continue
+		make -s -C "$top/tools/faulttune" "$target" > "$logs/tool-$target.log" 2>&1
+		rc=$?
+		collect "tool/$target: " "$logs/tool-$target.log"
+		[ $rc = 0 ] || { not_ok "tool/$target: make exited with $rc"; tail -20 "$logs/tool-$target.log" | sed 's/^/# /'; }
+	done
+else
+	ok "tool: tools/faulttune" "not in this tree yet"
+fi
+
+# ---------------------------------------------------------------------------
+group "harness: builds, boots and catches failures"
+for k in patched stock; do
+	if [ -s "$build/$k/bzImage" ]; then
+		ok "harness: $k kernel built ($(cat "$build/$k/obj/include/config/kernel.release"))"
+	else
+		not_ok "harness: $k kernel built"
+	fi
+done
+
+# A patch that does not apply stops the build and names patch, file and hunk.
+broken_patch_is_named() {
+	local tmp first p
+	first=$(grep -v '^#' "$top/kernel/patches/series" 2>/dev/null | head -1)
+	[ -n "$first" ] || return 2
+	tmp=$(mktemp -d)
+	mkdir -p "$tmp/repo/kernel"
+	cp -a "$top/kernel/scripts" "$tmp/repo/kernel/"
+	cp -a "$top/kernel/patches" "$tmp/repo/kernel/"
+	p=$tmp/repo/kernel/patches/$first
+	# Corrupt the first context line of the first hunk.
+	awk 'done == 0 && /^@@/ { hunk = 1; print; next }
+	     hunk && done == 0 && /^ / { print " faulttune-broken-context"; done = 1; next }
+	     { print }' "$top/kernel/patches/$first" > "$p"
+	"$tmp/repo/kernel/scripts/prepare-tree.sh" patched "$tmp/src" > "$tmp/out" 2>&1
+	local rc=$?
+	sed 's/^/# /' "$tmp/out" | tail -4
+	local named=1
+	[ $rc != 0 ] && grep -q "patch $first does not apply" "$tmp/out" &&
+		grep -q 'FAILED' "$tmp/out" && named=0
+	rm -rf "$tmp"
+	return $named
+}
+if grep -qv '^#' "$top/kernel/patches/series" 2>/dev/null; then
+	check "harness: a broken hunk stops prepare-tree naming patch and hunk" broken_patch_is_named
+else
+	ok "harness: a broken hunk stops prepare-tree naming patch and hunk" "no patches yet"
+fi
+
+vm exit7 patched 'echo guest-alive; exit 7'
+rc=$?
+check "harness: a guest command's exit status (7) comes back to the host (got $rc)" [ $rc = 7 ]
+check "harness: the guest command's output comes back to the host" grep -qx guest-alive "$logs/exit7.log"
+
+# A real WARN, provoked through LKDTM, must fail the run and be shown.
+vm warn patched 'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT; exit 0'
+rc=$?
+sed 's/^/# /' "$logs/warn.err" | head -4
+check "harness: a kernel WARNING fails the run (exit 3, got $rc) and is printed" \
+	eval '[ $rc = 3 ] && grep -q "WARNING:" "$logs/warn.err"'
+
+# ---------------------------------------------------------------------------
+group "guest: the project's tests on the patched kernel"
+tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | grep -v '^selftests.t$' | sed 's|^|/ft/tests/|' | tr '\n' ' ')
+if [ -n "$tests" ]; then
+	vm guest patched "run-tests $tests"
+	rc=$?
+	collect "guest/" "$logs/guest.log"
+	case $rc in
+	0|1) ok "guest: kernel log clean, guest finished" ;;
+	*) not_ok "guest: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/guest.err" | head -40 ;;
+	esac
+else
+	ok "guest: project tests" "none yet"
+fi
+
+# ---------------------------------------------------------------------------
+group "selftests: the kernel's hugetlb selftests, stock vs patched"
+for k in stock patched; do
+	vm "selftests-$k" "$k" "run-tests /ft/tests/selftests.t"
+	rc=$?
+	case $rc in
+	0|1) ok "selftests/$k: kernel log clean, guest finished" ;;
+	*) not_ok "selftests/$k: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/selftests-$k.err" | head -40 ;;
+	esac
+done
+# One line per test: the patched result, judged against stock's.
+declare -A stock
+while IFS= read -r line; do
+	case $line in
+	"not ok - "*) d=${line#not ok - }; stock[${d%% (*}]=fail ;;
+	"ok - "*" # SKIP"*) d=${line#ok - }; stock[${d%% # SKIP*}]=skip ;;
+	"ok - "*) d=${line#ok - }; stock[${d%% (*}]=pass ;;
+	esac
+done < "$logs/selftests-stock.log"
+while IFS= read -r line; do
+	case $line in
+	"not ok - "*) d=${line#not ok - }; key=${d%% (*}
+		if [ "${stock[$key]:-}" = fail ]; then
+			ok "$d" "fails on stock 6.12 too"
+		else
+			not_ok "$d (stock: ${stock[$key]:-not run})"
+		fi ;;
+	"ok - "*" # SKIP"*) d=${line#ok - }; ok "${d%% # SKIP*}" "${d#* # SKIP }" ;;
+	"ok - "*) d=${line#ok - }; ok "$d (stock: ${stock[${d%% (*}]:-not run})" ;;
+	esac
+done < "$logs/selftests-patched.log"
+
+echo "# logs: $logs"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel's own hugetlb selftests (tools/testing/selftests/mm, memfd,
+# dma-buf/udmabuf), one TAP result per test, plus one per test for the huge
+# page pool: HugePages_Free, _Rsvd and _Surp must be back to their starting
+# values after it.  The host runs this on the stock and the patched kernel
+# and compares the two, result by result.
+#
+# Each test gets the pool it needs (../shared/peers.md): most run with the
+# default pool, hugetlb_fault_after_madv and hugetlb_madv_vs_map with exactly
+# one page, udmabuf with 1024.
+
+n=0
+pool_default=${FT_HUGEPAGES:-512}
+
+pool() { awk '/^HugePages_(Free|Rsvd|Surp)/ { printf "%s=%s ", $1, $2 }' /proc/meminfo; }
+set_pool() {
+	echo "$1" > /proc/sys/vm/nr_hugepages
+	got=$(cat /proc/sys/vm/nr_hugepages)
+	[ "$got" = "$1" ]
+}
+
+# run NAME POOL CHECK_POOL TIMEOUT CMD...: one result for the test, one for the pool
+run() {
+	name=$1 pages=$2 check_pool=$3 limit=$4
+	shift 4
+	n=$((n + 1))
+	if ! command -v "$1" >/dev/null; then
+		echo "ok $n - $name # SKIP $1 was not built"
+		return
+	fi
+	if ! set_pool "$pages"; then
+		echo "ok $n - $name # SKIP could not reserve $pages huge pages (got $(cat /proc/sys/vm/nr_hugepages))"
+		set_pool "$pool_default"
+		return
+	fi
+	before=$(pool)
+	start=$(date +%s)
+	timeout "$limit" "$@" > /tmp/selftest.log 2>&1
+	rc=$?
+	secs=$(($(date +%s) - start))
+	sed 's/^/# /' /tmp/selftest.log | tail -15
+	case $rc in
+	0) echo "ok $n - $name (${secs}s)" ;;
+	4) echo "ok $n - $name # SKIP $(grep -i skip /tmp/selftest.log | tail -1 | cut -c1-100)" ;;
+	124|143) echo "not ok $n - $name (timed out after ${limit}s)" ;;
+	*) echo "not ok $n - $name (exit $rc)" ;;
+	esac
+	after=$(pool)
+	if [ "$check_pool" = yes ]; then
+		n=$((n + 1))
+		if [ "$before" = "$after" ]; then
+			echo "ok $n - $name: pool restored"
+		else
+			echo "not ok $n - $name: pool restored (was $before, now $after)"
+		fi
+	fi
+	set_pool "$pool_default"
+}
+
+echo "TAP version 13"
+run hugepage-mmap		"$pool_default" yes 300 hugepage-mmap
+run hugepage-shm		"$pool_default" yes 300 hugepage-shm
+run map_hugetlb			"$pool_default" yes 300 map_hugetlb
+run hugepage-mremap		"$pool_default" yes 300 hugepage-mremap
+run hugepage-vmemmap		"$pool_default" yes 300 hugepage-vmemmap
+run hugetlb-madvise		"$pool_default" yes 300 hugetlb-madvise
+run hugetlb_dio			"$pool_default" yes 300 hugetlb_dio
+run hugetlb_fault_after_madv	1 yes 300 hugetlb_fault_after_madv
+run hugetlb_madv_vs_map		1 yes 300 hugetlb_madv_vs_map
+run uffd-stress-hugetlb		"$pool_default" yes 300 uffd-stress hugetlb 128 32
+run uffd-stress-hugetlb-private	"$pool_default" yes 300 uffd-stress hugetlb-private 128 32
+for t in register-ioctls zeropage wp-fork wp-fork-with-event wp-fork-pin \
+	 wp-fork-pin-with-event minor minor-wp sigbus sigbus-wp events events-wp; do
+	run "uffd-unit-tests-$t"	"$pool_default" yes 300 uffd-unit-tests -f "$t"
+done
+run memfd_test-hugetlbfs	"$pool_default" yes 300 memfd_test hugetlbfs
+run hugetlb_fault_mutexes	"$pool_default" yes 600 hugetlb_fault_mutexes
+# Last: racing UDMABUF_CREATE with faults underflows HugePages_Rsvd on stock
+# 6.12 (fixed in 6.16), so its pool is not compared.
+run udmabuf			1024 no 300 udmabuf
+echo "1..$n"

@@ -10,6 +10,9 @@
  *   ft_hugetlb uffd N           fault N pages resolved by UFFDIO_COPY
  *   ft_hugetlb contend ROUNDS   two threads fault the same page, ROUNDS times
  *   ft_hugetlb wp N             private mapping, fork, write: COW faults
+ *   ft_hugetlb bench T [SECS]   T threads fault and punch 4 pages each of
+ *                               one file for SECS (default 5) seconds;
+ *                               prints "faults=F seconds=S faults_per_s=R"
  *
  * Exit status 0 on success; a failure prints one line naming the step.
  */
@@ -27,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef MFD_HUGETLB
@@ -262,10 +266,72 @@ static int do_wp(long n)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 1;
 }
 
+struct bench_arg {
+	int fd;
+	char *map;
+	int id;
+	volatile int *stop;
+	long faults;
+};
+
+static void *bench_thread(void *p)
+{
+	struct bench_arg *a = p;
+	long i;
+
+	while (!*a->stop) {
+		for (i = 0; i < 4; i++)
+			a->map[(a->id * 4 + i) * HPAGE] = 1;
+		a->faults += 4;
+		if (fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      a->id * 4 * HPAGE, 4 * HPAGE))
+			die("fallocate(PUNCH_HOLE)");
+	}
+	return NULL;
+}
+
+static int do_bench(int threads, int secs)
+{
+	struct bench_arg *a = calloc(threads, sizeof(*a));
+	pthread_t *t = calloc(threads, sizeof(*t));
+	int fd = hugetlb_memfd(threads * 4 * HPAGE);
+	volatile int stop = 0;
+	struct timespec t0, t1;
+	long total = 0;
+	double s;
+	char *map;
+	int i;
+
+	map = mmap(NULL, threads * 4 * HPAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < threads; i++) {
+		a[i] = (struct bench_arg){ .fd = fd, .map = map, .id = i,
+					   .stop = &stop };
+		pthread_create(&t[i], NULL, bench_thread, &a[i]);
+	}
+	sleep(secs);
+	stop = 1;
+	for (i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		total += a[i].faults;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("threads=%d faults=%ld seconds=%.2f faults_per_s=%.1f\n",
+	       threads, total, s, total / s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n;
 
+	if (argc >= 3 && !strcmp(argv[1], "bench"))
+		return do_bench(atoi(argv[2]) > 0 ? atoi(argv[2]) : 1,
+				argc > 3 ? atoi(argv[3]) : 5);
 	if (argc != 3) {
 		fprintf(stderr, "usage: ft_hugetlb fault|fallocate|punch|memfd|uffd|contend|wp N\n");
 		return 2;

@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest test: /sys/kernel/debug/hugetlb/num_fault_mutexes (issue 3).
+# Bad-input table, round trip, -ENOMEM with failslab, the resize event,
+# the boot parameter (from /proc/cmdline when given).
+KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
+T=/sys/kernel/tracing
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+
+[ -e /sys/kernel/debug/hugetlb ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ ! -e $KNOB ]; then
+	echo "1..1"
+	echo "ok 1 - num_fault_mutexes # SKIP no $KNOB (kernel without the faulttune patches or CONFIG_DEBUG_FS)"
+	exit 0
+fi
+
+orig=$(cat $KNOB)
+check "mode is 0644" [ "$(stat -c %a $KNOB)" = 644 ]
+check "reads a power of two ($orig)" [ $(( orig & (orig - 1) )) -eq 0 -a "$orig" -ge 1 ]
+check "read ends in a newline" [ "$(tail -c 1 $KNOB | od -An -tx1 | tr -d ' ')" = 0a ]
+
+# --- boot parameter -----------------------------------------------------------
+bp=$(sed -n 's/.*hugetlb_fault_mutexes=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ -n "$bp" ]; then
+	case "$bp" in
+	1|2|4|8|16|32|64|128|256|512|1024|2048|4096|8192|16384|32768|65536)
+		check "boot parameter hugetlb_fault_mutexes=$bp sets the size" [ "$orig" = "$bp" ];;
+	*)
+		check "bad boot parameter hugetlb_fault_mutexes=$bp: a clear dmesg line" \
+			sh -c "dmesg | grep -q 'hugetlb_fault_mutexes=.*not a power of two'"
+		check "bad boot parameter: default size ($orig)" [ $(( orig & (orig - 1) )) -eq 0 ];;
+	esac
+else
+	skip "boot parameter hugetlb_fault_mutexes=" "not on this kernel command line"
+fi
+
+# --- round trip -------------------------------------------------------------------
+v=1
+bad=0
+while [ $v -le 65536 ]; do
+	echo $v > $KNOB 2>/dev/null && [ "$(cat $KNOB)" = $v ] || bad=$((bad + 1))
+	v=$((v * 2))
+done
+check "every power of two 1..65536 reads back" [ $bad -eq 0 ]
+check "no trailing newline accepted" sh -c "[ \"\$(ft_write $KNOB 128)\" = 'ok 3' ] && [ \$(cat $KNOB) = 128 ]"
+
+# --- bad input table ----------------------------------------------------------------
+echo 32 > $KNOB
+badw() { # description, string for ft_write (\n: newline)
+	r=$(ft_write $KNOB "$2")
+	v=$(cat $KNOB)
+	if [ "$r" = EINVAL ] && [ "$v" = 32 ]; then
+		ok "write $1: EINVAL, unchanged"
+	else
+		nok "write $1: got '$r', size now $v (want EINVAL, 32)"
+	fi
+}
+badw '"0"' '0\n'
+badw '"3"' '3\n'
+badw '"6"' '6\n'
+badw '"-1"' '-1\n'
+badw '"2147483648" (2^31)' '2147483648\n'
+badw '"18446744073709551616" (2^64)' '18446744073709551616\n'
+badw '"99999999999999999999"' '99999999999999999999\n'
+badw '"131072" (above the maximum)' '131072\n'
+badw '"abc"' 'abc\n'
+badw '"\\n" (empty line)' '\n'
+badw '"16abc"' '16abc\n'
+badw '"0x10"' '0x10\n'
+badw '"+16"' '+16\n'
+badw '" 16"' ' 16\n'
+badw '"16 "' '16 \n'
+badw '"016"' '016\n'
+badw '"16\\n\\n"' '16\n\n'
+badw '"16\\0"' '16\0'
+badw '"" (a zero-length write)' ''
+big=$(head -c 4096 /dev/zero | tr '\0' '1')
+badw 'a 4 KiB string' "$big"
+printf '' > $KNOB 2>/dev/null
+check "an empty write leaves the size unchanged" [ "$(cat $KNOB)" = 32 ]
+rm -f /tmp/err.$$
+
+# --- resize event --------------------------------------------------------------------
+E=$T/events/hugetlb/hugetlb_fault_mutex_resize
+if [ -d $E ]; then
+	I=$T/instances/ft_kernel_knob_$$
+	mkdir $I
+	echo 1 > $I/events/hugetlb/hugetlb_fault_mutex_resize/enable
+	echo 1 > $I/tracing_on
+	echo 256 > $KNOB
+	echo 256 > $KNOB
+	echo 0 > $I/tracing_on
+	c=$(grep -c "hugetlb_fault_mutex_resize: old_nbuckets=32 new_nbuckets=256 duration_ns=[0-9]* result=0" $I/trace)
+	check "resize 32 -> 256 traced with result=0" [ "$c" -eq 1 ]
+	grep hugetlb_fault_mutex_resize $I/trace | sed 's/^/# /'
+	echo 0 > $I/events/hugetlb/hugetlb_fault_mutex_resize/enable
+	rmdir $I
+else
+	skip "resize event" "no hugetlb_fault_mutex_resize event"
+fi
+
+# --- -ENOMEM: failslab on the writing process only -------------------------------------
+F=/sys/kernel/debug/failslab
+P=/sys/kernel/debug/fail_page_alloc
+if [ -d $F ] && [ -d $P ] && [ -e /proc/self/make-it-fail ]; then
+	echo 64 > $KNOB
+	for d in $F $P; do
+		echo Y > $d/task-filter
+		echo N > $d/ignore-gfp-wait 2>/dev/null
+		echo 1 > $d/interval
+		echo -1 > $d/times
+		echo 0 > $d/verbose
+		echo 100 > $d/probability
+	done
+	echo 0 > $P/min-order 2>/dev/null
+	echo N > $P/ignore-gfp-highmem 2>/dev/null
+	I=$T/instances/ft_kernel_knob_nomem_$$
+	mkdir $I && echo 1 > $I/events/hugetlb/hugetlb_fault_mutex_resize/enable
+	# open the knob first: only the resize itself may meet the failures
+	sh -c "exec 3> $KNOB; echo 1 > /proc/self/make-it-fail; echo 4096 >&3" 2>/tmp/err.$$
+	rc=$?
+	for d in $F $P; do echo 0 > $d/probability; echo N > $d/task-filter; done
+	check "allocation failure: the write fails" [ $rc -ne 0 ]
+	check "allocation failure: -ENOMEM (the resize event says result=-12)" \
+		grep -q "old_nbuckets=64 new_nbuckets=4096 duration_ns=[0-9]* result=-12" $I/trace
+	grep hugetlb_fault_mutex_resize $I/trace | sed 's/^/# /'
+	echo 0 > $I/events/hugetlb/hugetlb_fault_mutex_resize/enable
+	rmdir $I
+	check "allocation failure: the old table (64) stays" [ "$(cat $KNOB)" = 64 ]
+	check "after the failure a resize works again" sh -c "echo 128 > $KNOB && [ \$(cat $KNOB) = 128 ]"
+	rm -f /tmp/err.$$
+else
+	skip "-ENOMEM with fault injection" "no failslab/fail_page_alloc (CONFIG_FAULT_INJECTION_DEBUG_FS)"
+fi
+
+# --- resizes while faulting --------------------------------------------------------------
+if command -v ft_hugetlb > /dev/null; then
+	(for i in 1 2 3 4 5 6 7 8 9 10; do for v in 1 4096 2 64 16 1024; do echo $v > $KNOB; done; done) &
+	rp=$!
+	r=0
+	for i in 1 2 3 4 5; do
+		ft_hugetlb fault 16 || r=1
+		ft_hugetlb punch 4 || r=1
+		ft_hugetlb uffd 2 || r=1
+	done
+	wait $rp
+	check "faults, punch and UFFDIO_COPY during 60 resizes succeed" [ $r -eq 0 ]
+else
+	skip "faults during resizes" "ft_hugetlb not in PATH"
+fi
+
+echo $orig > $KNOB
+check "size restored to $orig" [ "$(cat $KNOB)" = "$orig" ]
+echo "1..$n"
+exit $fail

@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests for the run-time resizable hugetlb fault mutex table:
+ * /sys/kernel/debug/hugetlb/num_fault_mutexes.
+ *
+ *  - every power of two up to the maximum reads back after a write;
+ *  - every malformed or out of range write fails with EINVAL and leaves
+ *    the size alone;
+ *  - a resize storm (random valid sizes back to back) runs against threads
+ *    faulting distinct pages of one mapping, processes faulting the same
+ *    pages of a shared file, hole punch + fallocate refills and a
+ *    userfaultfd region resolved by UFFDIO_COPY: all data stays intact,
+ *    no fault fails, and HugePages_Free/Rsvd return to where they started.
+ *
+ * Needs root, debugfs, the knob (a kernel with the faulttune patches) and
+ * free 2 MiB huge pages for the storm (it skips, saying why, otherwise).
+ * FAULT_MUTEX_STORM_SECONDS sets the storm length (default 5).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+#define KNOB		"/sys/kernel/debug/hugetlb/num_fault_mutexes"
+#define KNOB_MAX	65536
+#define HPAGE		(2UL << 20)
+#define STORM_MAX	4096
+
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB	0x0004U
+#endif
+
+static int knob_read(void)
+{
+	char buf[32] = "";
+	int fd = open(KNOB, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atoi(buf) : -1;
+}
+
+/* Returns 0 or the errno of the write. */
+static int knob_write(const char *s, size_t len)
+{
+	int fd = open(KNOB, O_WRONLY);
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	n = write(fd, s, len);
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != len)
+		err = EIO;
+	close(fd);
+	return err;
+}
+
+static int knob_write_int(unsigned int v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u\n", v);
+	return knob_write(buf, strlen(buf));
+}
+
+static long meminfo(const char *key)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':') {
+			v = atol(line + strlen(key) + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+#define SKIP_WITHOUT_KNOB()						\
+	do {								\
+		if (access(KNOB, R_OK | W_OK))				\
+			SKIP(return, "%s: %s (needs root, debugfs and a kernel with the resizable fault mutex table)", \
+			     KNOB, strerror(errno));			\
+	} while (0)
+
+TEST(round_trip)
+{
+	unsigned int v;
+	int orig;
+
+	SKIP_WITHOUT_KNOB();
+	orig = knob_read();
+	ASSERT_GT(orig, 0);
+	for (v = 1; v <= KNOB_MAX; v <<= 1) {
+		ASSERT_EQ(0, knob_write_int(v)) TH_LOG("write %u", v);
+		ASSERT_EQ((int)v, knob_read()) TH_LOG("read back %u", v);
+	}
+	/* without the newline too, and the same value twice */
+	ASSERT_EQ(0, knob_write("64", 2));
+	ASSERT_EQ(64, knob_read());
+	ASSERT_EQ(0, knob_write("64", 2));
+	ASSERT_EQ(64, knob_read());
+	ASSERT_EQ(0, knob_write_int(orig));
+	ASSERT_EQ(orig, knob_read());
+}
+
+FIXTURE(bad_input) {
+	int orig;
+};
+
+FIXTURE_VARIANT(bad_input) {
+	const char *s;
+	int len;	/* -1: strlen(s); -2: a 4 KiB string of digits */
+};
+
+#define BAD(name, str) \
+	FIXTURE_VARIANT_ADD(bad_input, name) { .s = str, .len = -1 }
+
+BAD(zero, "0\n");
+BAD(three, "3\n");
+BAD(six, "6\n");
+BAD(minus_one, "-1\n");
+BAD(two_pow_31, "2147483648\n");
+BAD(two_pow_64, "18446744073709551616\n");
+BAD(twenty_nines, "99999999999999999999\n");
+BAD(above_max, "131072\n");
+BAD(abc, "abc\n");
+BAD(newline_only, "\n");
+BAD(trailing_junk, "16abc\n");
+BAD(hex, "0x10\n");
+BAD(plus, "+16\n");
+BAD(leading_space, " 16\n");
+BAD(trailing_space, "16 \n");
+BAD(two_newlines, "16\n\n");
+BAD(leading_zero, "016\n");
+BAD(octal_style, "020\n");
+BAD(negative_pow2, "-16\n");
+BAD(embedded_nul, "16\0");
+FIXTURE_VARIANT_ADD(bad_input, empty) { .s = "", .len = 0 };
+FIXTURE_VARIANT_ADD(bad_input, four_kib) { .s = NULL, .len = -2 };
+
+FIXTURE_SETUP(bad_input)
+{
+	SKIP_WITHOUT_KNOB();
+	self->orig = knob_read();
+	ASSERT_GT(self->orig, 0);
+	/* a value the bad write could be mistaken for */
+	ASSERT_EQ(0, knob_write_int(32));
+}
+
+FIXTURE_TEARDOWN(bad_input)
+{
+	if (self->orig > 0)
+		knob_write_int(self->orig);
+}
+
+TEST_F(bad_input, rejected)
+{
+	char big[4096];
+	const char *s = variant->s;
+	size_t len;
+
+	if (variant->len == -2) {
+		memset(big, '1', sizeof(big));
+		big[0] = '3';
+		s = big;
+		len = sizeof(big);
+	} else if (variant->len == -1) {
+		len = strlen(s);
+		if (!strcmp(s, "16"))	/* "16\0": write the NUL too */
+			len = 3;
+	} else {
+		len = variant->len;
+	}
+	if (len == 0) {
+		/* an empty write: must not change anything, may succeed */
+		knob_write(s, 0);
+	} else {
+		EXPECT_EQ(EINVAL, knob_write(s, len));
+	}
+	EXPECT_EQ(32, knob_read());
+}
+
+/* ---- the storm ------------------------------------------------------- */
+
+struct storm {
+	volatile bool stop;
+	int seconds;
+	/* distinct pages, one mapping */
+	int memfd;
+	char *map;
+	int nthreads;
+	int pages_per_thread;
+	/* same pages, several processes */
+	int shfd;
+	int shpages;
+	int nprocs;
+	/* punch + fallocate */
+	int punchfd;
+	int punchpages;
+	/* userfaultfd */
+	int nuffd;
+	/* results */
+	long resizes;
+	long failures;
+	char why[256];
+};
+
+static void fail(struct storm *s, const char *fmt, const char *what, long v)
+{
+	__atomic_fetch_add(&s->failures, 1, __ATOMIC_RELAXED);
+	snprintf(s->why, sizeof(s->why), fmt, what, v);
+}
+
+static void *resizer(void *arg)
+{
+	struct storm *s = arg;
+	unsigned int seed = 1;
+
+	while (!s->stop) {
+		unsigned int v = 1U << (rand_r(&seed) % 13);	/* 1 .. 4096 */
+		int err = knob_write_int(v);
+
+		if (err)
+			fail(s, "%s: errno %ld", "resize", err);
+		else
+			s->resizes++;
+	}
+	return NULL;
+}
+
+struct faulter {
+	struct storm *s;
+	int id;
+	long rounds;
+};
+
+static void *distinct_faulter(void *arg)
+{
+	struct faulter *f = arg;
+	struct storm *s = f->s;
+	int first = f->id * s->pages_per_thread, i;
+
+	while (!s->stop) {
+		for (i = 0; i < s->pages_per_thread; i++) {
+			long *p = (long *)(s->map + (first + i) * HPAGE);
+
+			p[0] = f->rounds;
+			p[HPAGE / sizeof(long) - 1] = f->id;
+		}
+		for (i = 0; i < s->pages_per_thread; i++) {
+			long *p = (long *)(s->map + (first + i) * HPAGE);
+
+			if (p[0] != f->rounds || p[HPAGE / sizeof(long) - 1] != f->id)
+				fail(s, "%s: page %ld lost its data", "distinct", first + i);
+		}
+		/* drop the pages so that the next round faults again */
+		if (fallocate(s->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      first * HPAGE, s->pages_per_thread * HPAGE))
+			fail(s, "%s: punch errno %ld", "distinct", errno);
+		f->rounds++;
+	}
+	return NULL;
+}
+
+/* A child process: add 1 to a counter in every shared page, many times. */
+static long shared_child(struct storm *s, long *done)
+{
+	char *p = mmap(NULL, s->shpages * HPAGE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, s->shfd, 0);
+	long rounds = 0;
+	int i;
+
+	if (p == MAP_FAILED)
+		return -1;
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED) && rounds < 100000) {
+		for (i = 0; i < s->shpages; i++)
+			__atomic_fetch_add((long *)(p + i * HPAGE), 1,
+					   __ATOMIC_RELAXED);
+		rounds++;
+		/* unmap and map again so every round faults */
+		munmap(p, s->shpages * HPAGE);
+		p = mmap(NULL, s->shpages * HPAGE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, s->shfd, 0);
+		if (p == MAP_FAILED)
+			return -1;
+	}
+	munmap(p, s->shpages * HPAGE);
+	*done = rounds;
+	return rounds;
+}
+
+static void *puncher(void *arg)
+{
+	struct storm *s = arg;
+	long round = 0;
+	int i;
+
+	while (!s->stop) {
+		for (i = 0; i < s->punchpages; i++) {
+			if (fallocate(s->punchfd, 0, i * HPAGE, HPAGE))
+				fail(s, "%s: fallocate errno %ld", "punch", errno);
+		}
+		for (i = 0; i < s->punchpages; i++) {
+			if (fallocate(s->punchfd,
+				      FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				      i * HPAGE, HPAGE))
+				fail(s, "%s: punch errno %ld", "punch", errno);
+		}
+		round++;
+	}
+	return NULL;
+}
+
+struct uffd_arg {
+	struct storm *s;
+	int uffd;
+	char *src;
+	long copies;
+};
+
+static void *uffd_server(void *arg)
+{
+	struct uffd_arg *u = arg;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = u->uffd, .events = POLLIN };
+		struct uffdio_copy copy;
+		struct uffd_msg msg;
+		int r = poll(&pfd, 1, 200);
+
+		if (r == 0) {
+			if (u->s->stop)
+				return NULL;
+			continue;
+		}
+		if (r < 0 || read(u->uffd, &msg, sizeof(msg)) != sizeof(msg)) {
+			if (errno == EAGAIN)
+				continue;
+			fail(u->s, "%s: read errno %ld", "uffd", errno);
+			return NULL;
+		}
+		if (msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		copy.dst = msg.arg.pagefault.address & ~(HPAGE - 1);
+		copy.src = (unsigned long)u->src;
+		copy.len = HPAGE;
+		copy.mode = 0;
+		if (ioctl(u->uffd, UFFDIO_COPY, &copy) && errno != EEXIST)
+			fail(u->s, "%s: UFFDIO_COPY errno %ld", "uffd", errno);
+		u->copies++;
+	}
+}
+
+static void *uffd_client(void *arg)
+{
+	struct storm *s = arg;
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	struct uffd_arg u = { .s = s };
+	pthread_t server;
+	char *p;
+	int i;
+
+	u.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (u.uffd < 0 || ioctl(u.uffd, UFFDIO_API, &api)) {
+		fail(s, "%s: userfaultfd errno %ld", "uffd", errno);
+		return NULL;
+	}
+	u.src = malloc(HPAGE);
+	memset(u.src, 0xa5, HPAGE);
+	pthread_create(&server, NULL, uffd_server, &u);
+	while (!s->stop) {
+		p = mmap(NULL, s->nuffd * HPAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (p == MAP_FAILED) {
+			fail(s, "%s: mmap errno %ld", "uffd", errno);
+			break;
+		}
+		reg.range.start = (unsigned long)p;
+		reg.range.len = s->nuffd * HPAGE;
+		reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+		if (ioctl(u.uffd, UFFDIO_REGISTER, &reg)) {
+			fail(s, "%s: UFFDIO_REGISTER errno %ld", "uffd", errno);
+			munmap(p, s->nuffd * HPAGE);
+			break;
+		}
+		for (i = 0; i < s->nuffd; i++)
+			if ((unsigned char)p[i * HPAGE + 4096] != 0xa5)
+				fail(s, "%s: uffd page %ld wrong", "uffd", i);
+		munmap(p, s->nuffd * HPAGE);
+	}
+	pthread_join(server, NULL);
+	close(u.uffd);
+	free(u.src);
+	return NULL;
+}
+
+static int hugetlb_memfd(int pages)
+{
+	int fd = memfd_create("hugetlb_fault_mutexes", MFD_HUGETLB);
+
+	if (fd >= 0 && ftruncate(fd, pages * HPAGE)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+FIXTURE(storm) {
+	int unused;
+};
+
+FIXTURE_SETUP(storm)
+{
+}
+
+FIXTURE_TEARDOWN(storm)
+{
+}
+
+TEST_F_TIMEOUT(storm, resize_storm, 300)
+{
+	long free0, rsvd0, free1, rsvd1, total = 0, want = 0, *done;
+	struct faulter f[8];
+	pthread_t rt, pt, ut, ft[8];
+	struct storm *s;
+	const char *env;
+	pid_t pids[8];
+	int orig, i, st;
+	char *sh;
+
+	SKIP_WITHOUT_KNOB();
+	if (meminfo("Hugepagesize") != 2048)
+		SKIP(return, "the default huge page size is not 2 MiB");
+	free0 = meminfo("HugePages_Free");
+	rsvd0 = meminfo("HugePages_Rsvd");
+	if (free0 - rsvd0 < 48)
+		SKIP(return, "needs 48 free 2 MiB huge pages, %ld available",
+		     free0 - rsvd0);
+	orig = knob_read();
+
+	s = mmap(NULL, sizeof(*s) + 8 * sizeof(long), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, s);
+	memset(s, 0, sizeof(*s));
+	done = (long *)(s + 1);
+	env = getenv("FAULT_MUTEX_STORM_SECONDS");
+	s->seconds = env ? atoi(env) : 5;
+	s->nthreads = 4;
+	s->pages_per_thread = 4;
+	s->shpages = 4;
+	s->nprocs = 4;
+	s->punchpages = 4;
+	s->nuffd = 4;
+
+	s->memfd = hugetlb_memfd(s->nthreads * s->pages_per_thread);
+	ASSERT_GE(s->memfd, 0);
+	s->map = mmap(NULL, s->nthreads * s->pages_per_thread * HPAGE,
+		      PROT_READ | PROT_WRITE, MAP_SHARED, s->memfd, 0);
+	ASSERT_NE(MAP_FAILED, s->map);
+	s->shfd = hugetlb_memfd(s->shpages);
+	ASSERT_GE(s->shfd, 0);
+	s->punchfd = hugetlb_memfd(s->punchpages);
+	ASSERT_GE(s->punchfd, 0);
+
+	ASSERT_EQ(0, pthread_create(&rt, NULL, resizer, s));
+	for (i = 0; i < s->nthreads; i++) {
+		f[i].s = s;
+		f[i].id = i;
+		f[i].rounds = 0;
+		ASSERT_EQ(0, pthread_create(&ft[i], NULL, distinct_faulter, &f[i]));
+	}
+	ASSERT_EQ(0, pthread_create(&pt, NULL, puncher, s));
+	ASSERT_EQ(0, pthread_create(&ut, NULL, uffd_client, s));
+	for (i = 0; i < s->nprocs; i++) {
+		pids[i] = fork();
+		ASSERT_GE(pids[i], 0);
+		if (!pids[i])
+			_exit(shared_child(s, &done[i]) < 0 ? 1 : 0);
+	}
+
+	sleep(s->seconds);
+	s->stop = true;
+
+	for (i = 0; i < s->nprocs; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &st, 0));
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			TH_LOG("shared process %d: status 0x%x (SIGBUS?)", i, st);
+		want += done[i];
+	}
+	pthread_join(rt, NULL);
+	for (i = 0; i < s->nthreads; i++) {
+		pthread_join(ft[i], NULL);
+		total += f[i].rounds;
+	}
+	pthread_join(pt, NULL);
+	pthread_join(ut, NULL);
+
+	/* every increment of every process is in every shared page */
+	sh = mmap(NULL, s->shpages * HPAGE, PROT_READ, MAP_SHARED, s->shfd, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	for (i = 0; i < s->shpages; i++)
+		EXPECT_EQ(want, *(long *)(sh + i * HPAGE)) TH_LOG("shared page %d", i);
+	munmap(sh, s->shpages * HPAGE);
+
+	TH_LOG("%ld resizes, %ld distinct-page rounds, %ld shared rounds",
+	       s->resizes, total, want);
+	EXPECT_EQ(0, s->failures) TH_LOG("%s", s->why);
+	EXPECT_GT(s->resizes, 0);
+	EXPECT_GT(total, 0);
+
+	munmap(s->map, s->nthreads * s->pages_per_thread * HPAGE);
+	close(s->memfd);
+	close(s->shfd);
+	close(s->punchfd);
+	munmap(s, sizeof(*s) + 8 * sizeof(long));
+	ASSERT_EQ(0, knob_write_int(orig));
+
+	free1 = meminfo("HugePages_Free");
+	rsvd1 = meminfo("HugePages_Rsvd");
+	EXPECT_EQ(free0, free1) TH_LOG("HugePages_Free %ld -> %ld", free0, free1);
+	EXPECT_EQ(rsvd0, rsvd1) TH_LOG("HugePages_Rsvd %ld -> %ld", rsvd0, rsvd1);
+}
+
+TEST_HARNESS_MAIN

@@ -138,6 +138,15 @@ else
 	skip "-ENOMEM with fault injection" "no failslab/fail_page_alloc (CONFIG_FAULT_INJECTION_DEBUG_FS)"
 fi
 
+# --- a fault parked in userfaultfd does not block a resize ------------------------------
+if command -v ft_hugetlb > /dev/null; then
+	r=$(ft_hugetlb park $KNOB 512 2>&1)
+	check "resize while a fault waits in userfaultfd ($r)" [ $? -eq 0 ]
+	check "  ... and the size changed" [ "$(cat $KNOB)" = 512 ]
+else
+	skip "resize while a fault waits in userfaultfd" "ft_hugetlb not in PATH"
+fi
+
 # --- resizes while faulting --------------------------------------------------------------
 if command -v ft_hugetlb > /dev/null; then
 	(for i in 1 2 3 4 5 6 7 8 9 10; do for v in 1 4096 2 64 16 1024; do echo $v > $KNOB; done; done) &
@@ -147,11 +156,70 @@ if command -v ft_hugetlb > /dev/null; then
 		ft_hugetlb fault 16 || r=1
 		ft_hugetlb punch 4 || r=1
 		ft_hugetlb uffd 2 || r=1
+		ft_hugetlb fallocate 2 || r=1
+		[ -e /dev/udmabuf ] && { ft_hugetlb memfd 2 || r=1; }
 	done
 	wait $rp
-	check "faults, punch and UFFDIO_COPY during 60 resizes succeed" [ $r -eq 0 ]
+	check "faults, fallocate, punch, udmabuf and UFFDIO_COPY during 60 resizes succeed" [ $r -eq 0 ]
 else
 	skip "faults during resizes" "ft_hugetlb not in PATH"
+fi
+
+# --- exclusion across resizes, read back from the trace events ---------------------------
+if command -v ft_hugetlb > /dev/null && [ -d $T/events/hugetlb ]; then
+	I=$T/instances/ft_kernel_knob_excl_$$
+	mkdir $I
+	echo global > $I/trace_clock
+	echo 16384 > $I/buffer_size_kb
+	for e in start_locking acquire_returned released resize; do
+		echo 1 > $I/events/hugetlb/hugetlb_fault_mutex_$e/enable
+	done
+	(for i in 1 2 3 4 5 6 7 8; do for v in 1 2 4096 8 32 1; do echo $v > $KNOB; done; done) &
+	rp=$!
+	r=0
+	for i in 1 2 3 4; do
+		ft_hugetlb contend 10 || r=1
+		ft_hugetlb fault 8 || r=1
+		ft_hugetlb uffd 2 || r=1
+	done
+	wait $rp
+	echo 0 > $I/tracing_on
+	check "same-page threads during resizes succeed" [ $r -eq 0 ]
+	awk '
+	/hugetlb_fault_mutex_(start_locking|acquire_returned|released):/ {
+		m = ""; x = ""
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^mapping=/) m = $i
+			if ($i ~ /^index=/) x = $i
+		}
+		k = m " " x
+		if ($0 ~ /acquire_returned:/) {
+			acq++
+			if (held[k]) over++
+			held[k] = 1
+		} else if ($0 ~ /released:/) {
+			rel++
+			if (!held[k]) unpaired++
+			held[k] = 0
+		} else
+			start++
+	}
+	/hugetlb_fault_mutex_resize:/ { resizes++ }
+	END { printf "%d %d %d %d %d %d\n", start, acq, rel, over + 0, unpaired + 0, resizes }' \
+		$I/trace > /tmp/excl.$$
+	read st ac rl ov up rs < /tmp/excl.$$
+	check "trace: $ac acquisitions over $rs resizes, no two holders of one page overlap ($ov)" \
+		[ "$ac" -gt 0 -a "$rs" -gt 0 -a "$ov" -eq 0 ]
+	check "trace: one start ($st), acquire ($ac) and release ($rl) per acquisition, none unpaired ($up)" \
+		[ "$st" -eq "$ac" -a "$ac" -eq "$rl" -a "$up" -eq 0 ]
+	grep -c "contended=1" $I/trace | sed 's/^/# contended acquisitions: /'
+	for e in start_locking acquire_returned released resize; do
+		echo 0 > $I/events/hugetlb/hugetlb_fault_mutex_$e/enable
+	done
+	rmdir $I
+	rm -f /tmp/excl.$$
+else
+	skip "exclusion across resizes from the trace" "no ft_hugetlb or no hugetlb events"
 fi
 
 echo $orig > $KNOB

@@ -10,6 +10,9 @@
  *   ft_hugetlb uffd N           fault N pages resolved by UFFDIO_COPY
  *   ft_hugetlb contend ROUNDS   two threads fault the same page, ROUNDS times
  *   ft_hugetlb wp N             private mapping, fork, write: COW faults
+ *   ft_hugetlb park KNOB SIZE   park a fault in userfaultfd, resize the
+ *                               fault mutex table through KNOB meanwhile
+ *                               (fails if that takes over 20 s), resolve
  *   ft_hugetlb bench T [SECS]   T threads fault and punch 4 pages each of
  *                               one file for SECS (default 5) seconds;
  *                               prints "faults=F seconds=S faults_per_s=R"
@@ -21,6 +24,7 @@
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -266,6 +270,77 @@ static int do_wp(long n)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 1;
 }
 
+static char *park_page;
+
+static void *park_toucher(void *arg)
+{
+	(void)arg;
+	if (park_page[0] != 0x5a)
+		fprintf(stderr, "ft_hugetlb: parked page has wrong data\n");
+	return NULL;
+}
+
+static void park_timeout(int sig)
+{
+	(void)sig;
+	fprintf(stderr, "ft_hugetlb: the resize blocked behind a parked fault\n");
+	_exit(1);
+}
+
+static int do_park(const char *knob, const char *size)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	struct pollfd pfd;
+	struct uffdio_copy copy;
+	struct uffd_msg msg;
+	struct timespec t0, t1;
+	pthread_t t;
+	char *src;
+	int uffd, fd;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+		die("userfaultfd");
+	park_page = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (park_page == MAP_FAILED)
+		die("mmap(MAP_HUGETLB)");
+	reg.range.start = (unsigned long)park_page;
+	reg.range.len = HPAGE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+	pthread_create(&t, NULL, park_toucher, NULL);
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 20000) != 1 || read(uffd, &msg, sizeof(msg)) != sizeof(msg))
+		die("waiting for the fault");
+	/* the fault is parked in handle_userfault() now */
+	signal(SIGALRM, park_timeout);
+	alarm(20);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fd = open(knob, O_WRONLY);
+	if (fd < 0 || write(fd, size, strlen(size)) != (ssize_t)strlen(size))
+		die("resize");
+	close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	alarm(0);
+	src = malloc(HPAGE);
+	memset(src, 0x5a, HPAGE);
+	copy.dst = (unsigned long)park_page;
+	copy.src = (unsigned long)src;
+	copy.len = HPAGE;
+	copy.mode = 0;
+	if (ioctl(uffd, UFFDIO_COPY, &copy))
+		die("UFFDIO_COPY");
+	pthread_join(t, NULL);
+	printf("resize to %s with a parked fault took %ld ms\n", size,
+	       (long)((t1.tv_sec - t0.tv_sec) * 1000 +
+		      (t1.tv_nsec - t0.tv_nsec) / 1000000));
+	return park_page[0] == 0x5a ? 0 : 1;
+}
+
 struct bench_arg {
 	int fd;
 	char *map;
@@ -329,6 +404,8 @@ int main(int argc, char **argv)
 {
 	long n;
 
+	if (argc == 4 && !strcmp(argv[1], "park"))
+		return do_park(argv[2], argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "bench"))
 		return do_bench(atoi(argv[2]) > 0 ? atoi(argv[2]) : 1,
 				argc > 3 ? atoi(argv[3]) : 5);

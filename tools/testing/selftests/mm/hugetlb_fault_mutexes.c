@@ -85,7 +85,7 @@ static int knob_write_int(unsigned int v)
 	return knob_write(buf, strlen(buf));
 }
 
-static long meminfo(const char *key)
+static long hugepages_info(const char *key)
 {
 	char line[128];
 	long v = -1;
@@ -102,19 +102,15 @@ static long meminfo(const char *key)
 	return v;
 }
 
-#define SKIP_WITHOUT_KNOB()						\
-	do {								\
-		if (access(KNOB, R_OK | W_OK))				\
-			SKIP(return, "%s: %s (needs root, debugfs and a kernel with the resizable fault mutex table)", \
-			     KNOB, strerror(errno));			\
-	} while (0)
+#define NO_KNOB "needs root, debugfs and a kernel with the resizable table"
 
 TEST(round_trip)
 {
 	unsigned int v;
 	int orig;
 
-	SKIP_WITHOUT_KNOB();
+	if (access(KNOB, R_OK | W_OK))
+		SKIP(return, "%s: %s (%s)", KNOB, strerror(errno), NO_KNOB);
 	orig = knob_read();
 	ASSERT_GT(orig, 0);
 	for (v = 1; v <= KNOB_MAX; v <<= 1) {
@@ -139,35 +135,120 @@ FIXTURE_VARIANT(bad_input) {
 	int len;	/* -1: strlen(s); -2: a 4 KiB string of digits */
 };
 
-#define BAD(name, str) \
-	FIXTURE_VARIANT_ADD(bad_input, name) { .s = str, .len = -1 }
+FIXTURE_VARIANT_ADD(bad_input, zero) {
+	.s = "0\n",
+	.len = -1,
+};
 
-BAD(zero, "0\n");
-BAD(three, "3\n");
-BAD(six, "6\n");
-BAD(minus_one, "-1\n");
-BAD(two_pow_31, "2147483648\n");
-BAD(two_pow_64, "18446744073709551616\n");
-BAD(twenty_nines, "99999999999999999999\n");
-BAD(above_max, "131072\n");
-BAD(abc, "abc\n");
-BAD(newline_only, "\n");
-BAD(trailing_junk, "16abc\n");
-BAD(hex, "0x10\n");
-BAD(plus, "+16\n");
-BAD(leading_space, " 16\n");
-BAD(trailing_space, "16 \n");
-BAD(two_newlines, "16\n\n");
-BAD(leading_zero, "016\n");
-BAD(octal_style, "020\n");
-BAD(negative_pow2, "-16\n");
-BAD(embedded_nul, "16\0");
-FIXTURE_VARIANT_ADD(bad_input, empty) { .s = "", .len = 0 };
-FIXTURE_VARIANT_ADD(bad_input, four_kib) { .s = NULL, .len = -2 };
+FIXTURE_VARIANT_ADD(bad_input, three) {
+	.s = "3\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, six) {
+	.s = "6\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, minus_one) {
+	.s = "-1\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, two_pow_31) {
+	.s = "2147483648\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, two_pow_64) {
+	.s = "18446744073709551616\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, twenty_nines) {
+	.s = "99999999999999999999\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, above_max) {
+	.s = "131072\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, abc) {
+	.s = "abc\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, newline_only) {
+	.s = "\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, trailing_junk) {
+	.s = "16abc\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, hex) {
+	.s = "0x10\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, plus) {
+	.s = "+16\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, leading_space) {
+	.s = " 16\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, trailing_space) {
+	.s = "16\x20\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, two_newlines) {
+	.s = "16\n\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, leading_zero) {
+	.s = "016\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, octal_style) {
+	.s = "020\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, negative_pow2) {
+	.s = "-16\n",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, embedded_nul) {
+	.s = "16\0",
+	.len = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, empty) {
+	.s = "",
+	.len = 0,
+};
+
+FIXTURE_VARIANT_ADD(bad_input, four_kib) {
+	.s = NULL,
+	.len = -2,
+};
 
 FIXTURE_SETUP(bad_input)
 {
-	SKIP_WITHOUT_KNOB();
+	if (access(KNOB, R_OK | W_OK))
+		SKIP(return, "%s: %s (%s)", KNOB, strerror(errno), NO_KNOB);
 	self->orig = knob_read();
 	ASSERT_GT(self->orig, 0);
 	/* a value the bad write could be mistaken for */
@@ -207,10 +288,80 @@ TEST_F(bad_input, rejected)
 	EXPECT_EQ(32, knob_read());
 }
 
+/* ---- a fault parked in userfaultfd must not block a resize ------------ */
+
+static char *parked;
+
+static void *park_fault(void *arg)
+{
+	return (void *)(long)(parked[0] == 0x3c);
+}
+
+TEST(resize_with_parked_userfault)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	struct uffdio_copy copy = { 0 };
+	struct timespec t0, t1;
+	struct pollfd pfd;
+	struct uffd_msg msg;
+	void *good;
+	pthread_t t;
+	int uffd, orig, next;
+	char *src;
+	long ms;
+
+	if (access(KNOB, R_OK | W_OK))
+		SKIP(return, "%s: %s (%s)", KNOB, strerror(errno), NO_KNOB);
+	if (hugepages_info("HugePages_Free") - hugepages_info("HugePages_Rsvd") < 1)
+		SKIP(return, "no free huge page");
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	parked = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	ASSERT_NE(MAP_FAILED, parked);
+	reg.range.start = (unsigned long)parked;
+	reg.range.len = HPAGE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_EQ(0, pthread_create(&t, NULL, park_fault, NULL));
+
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, 20000));
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	/* the fault sleeps in handle_userfault(): resize twice */
+	orig = knob_read();
+	next = orig == 1024 ? 2048 : 1024;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, knob_write_int(next));
+	ASSERT_EQ(0, knob_write_int(orig));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	TH_LOG("two resizes with a parked fault: %ld ms", ms);
+
+	src = malloc(HPAGE);
+	ASSERT_NE(NULL, src);
+	memset(src, 0x3c, HPAGE);
+	copy.dst = (unsigned long)parked;
+	copy.src = (unsigned long)src;
+	copy.len = HPAGE;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	ASSERT_EQ(0, pthread_join(t, &good));
+	EXPECT_NE(NULL, good);
+	munmap(parked, HPAGE);
+	close(uffd);
+	free(src);
+}
+
 /* ---- the storm ------------------------------------------------------- */
 
 struct storm {
-	volatile bool stop;
+	bool stop;		/* __atomic accesses only */
 	int seconds;
 	/* distinct pages, one mapping */
 	int memfd;
@@ -232,6 +383,11 @@ struct storm {
 	char why[256];
 };
 
+static bool stopped(struct storm *s)
+{
+	return __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE);
+}
+
 static void fail(struct storm *s, const char *fmt, const char *what, long v)
 {
 	__atomic_fetch_add(&s->failures, 1, __ATOMIC_RELAXED);
@@ -243,7 +399,7 @@ static void *resizer(void *arg)
 	struct storm *s = arg;
 	unsigned int seed = 1;
 
-	while (!s->stop) {
+	while (!stopped(s)) {
 		unsigned int v = 1U << (rand_r(&seed) % 13);	/* 1 .. 4096 */
 		int err = knob_write_int(v);
 
@@ -267,7 +423,7 @@ static void *distinct_faulter(void *arg)
 	struct storm *s = f->s;
 	int first = f->id * s->pages_per_thread, i;
 
-	while (!s->stop) {
+	while (!stopped(s)) {
 		for (i = 0; i < s->pages_per_thread; i++) {
 			long *p = (long *)(s->map + (first + i) * HPAGE);
 
@@ -299,7 +455,7 @@ static long shared_child(struct storm *s, long *done)
 
 	if (p == MAP_FAILED)
 		return -1;
-	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED) && rounds < 100000) {
+	while (!stopped(s) && rounds < 100000) {
 		for (i = 0; i < s->shpages; i++)
 			__atomic_fetch_add((long *)(p + i * HPAGE), 1,
 					   __ATOMIC_RELAXED);
@@ -322,7 +478,7 @@ static void *puncher(void *arg)
 	long round = 0;
 	int i;
 
-	while (!s->stop) {
+	while (!stopped(s)) {
 		for (i = 0; i < s->punchpages; i++) {
 			if (fallocate(s->punchfd, 0, i * HPAGE, HPAGE))
 				fail(s, "%s: fallocate errno %ld", "punch", errno);
@@ -356,7 +512,7 @@ static void *uffd_server(void *arg)
 		int r = poll(&pfd, 1, 200);
 
 		if (r == 0) {
-			if (u->s->stop)
+			if (stopped(u->s))
 				return NULL;
 			continue;
 		}
@@ -396,7 +552,7 @@ static void *uffd_client(void *arg)
 	u.src = malloc(HPAGE);
 	memset(u.src, 0xa5, HPAGE);
 	pthread_create(&server, NULL, uffd_server, &u);
-	while (!s->stop) {
+	while (!stopped(s)) {
 		p = mmap(NULL, s->nuffd * HPAGE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
 		if (p == MAP_FAILED) {
@@ -456,11 +612,12 @@ TEST_F_TIMEOUT(storm, resize_storm, 300)
 	int orig, i, st;
 	char *sh;
 
-	SKIP_WITHOUT_KNOB();
-	if (meminfo("Hugepagesize") != 2048)
+	if (access(KNOB, R_OK | W_OK))
+		SKIP(return, "%s: %s (%s)", KNOB, strerror(errno), NO_KNOB);
+	if (hugepages_info("Hugepagesize") != 2048)
 		SKIP(return, "the default huge page size is not 2 MiB");
-	free0 = meminfo("HugePages_Free");
-	rsvd0 = meminfo("HugePages_Rsvd");
+	free0 = hugepages_info("HugePages_Free");
+	rsvd0 = hugepages_info("HugePages_Rsvd");
 	if (free0 - rsvd0 < 48)
 		SKIP(return, "needs 48 free 2 MiB huge pages, %ld available",
 		     free0 - rsvd0);
@@ -507,7 +664,7 @@ TEST_F_TIMEOUT(storm, resize_storm, 300)
 	}
 
 	sleep(s->seconds);
-	s->stop = true;
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELEASE);
 
 	for (i = 0; i < s->nprocs; i++) {
 		ASSERT_EQ(pids[i], waitpid(pids[i], &st, 0));
@@ -543,8 +700,8 @@ TEST_F_TIMEOUT(storm, resize_storm, 300)
 	munmap(s, sizeof(*s) + 8 * sizeof(long));
 	ASSERT_EQ(0, knob_write_int(orig));
 
-	free1 = meminfo("HugePages_Free");
-	rsvd1 = meminfo("HugePages_Rsvd");
+	free1 = hugepages_info("HugePages_Free");
+	rsvd1 = hugepages_info("HugePages_Rsvd");
 	EXPECT_EQ(free0, free1) TH_LOG("HugePages_Free %ld -> %ld", free0, free1);
 	EXPECT_EQ(rsvd0, rsvd1) TH_LOG("HugePages_Rsvd %ld -> %ld", rsvd0, rsvd1);
 }

@@ -15,9 +15,9 @@ SCRIPTS		:= $(TOP)/kernel/scripts
 LINUX_TARBALL	?= /usr/src/linux-source-6.12.tar.xz
 JOBS		?= $(shell nproc)
 
-# Guest defaults: 4 vCPUs on TCG, 2.5 GiB, 512 free 2 MiB pages (1 GiB).
+# Guest defaults: 4 vCPUs on TCG, 3 GiB, 512 free 2 MiB pages (1 GiB).
 VM_CPUS		?= 4
-VM_MEM		?= 2560
+VM_MEM		?= 3072
 VM_HUGEPAGES	?= 512
 VM_TIMEOUT	?= 900
 VM_EXTRA	?=
@@ -42,6 +42,10 @@ PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patc
 all: kernel tool image
 
 deps:
+	@$(SCRIPTS)/deps.sh
+
+# On a fresh machine the kernel source comes with the packages.
+$(LINUX_TARBALL):
 	@$(SCRIPTS)/deps.sh
 
 # --- kernel trees: unpacked once per change of their inputs -------------------

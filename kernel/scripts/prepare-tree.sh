@@ -5,9 +5,11 @@
 #
 # Unpack Debian's linux-source-6.12 into a staging directory, and for the
 # "patched" variant copy the project's new kernel files (the overlay) and
-# apply kernel/patches/series with patch -p1.  The staged tree is then synced
-# into SRCDIR by content, so that files which did not change keep their
-# mtime and the next kernel build is incremental.
+# apply kernel/patches/series with patch -p1.  Files keep the tarball's
+# mtimes, and every file the overlay or a patch provides gets the mtime of
+# the newest of those inputs, so syncing the staged tree into SRCDIR by size
+# and mtime rewrites only what changed, and the next kernel build is
+# incremental.
 #
 # A patch that does not apply stops here with the patch, file and hunk named.
 set -euo pipefail
@@ -27,6 +29,8 @@ rm -rf "$stage"
 mkdir -p "$stage"
 tar -xf "$tarball" -C "$stage" --strip-components=1
 
+touched=$srcdir.touched
+: > "$touched"
 if [ "$variant" = patched ]; then
 	# New files: each lives once in this repository at its kernel path.
 	for d in include tools/testing Documentation/admin-guide Documentation/trace; do
@@ -35,6 +39,7 @@ if [ "$variant" = patched ]; then
 		while IFS= read -r -d '' f; do
 			mkdir -p "$stage/$(dirname "$f")"
 			cp "$top/$f" "$stage/$f"
+			echo "$f" >> "$touched"
 		done
 	done
 
@@ -55,13 +60,24 @@ if [ "$variant" = patched ]; then
 				echo "prepare-tree: note: $p applied with offset/fuzz:" >&2
 				echo "$out" | grep 'with fuzz\|offset' | sed 's/^/  /' >&2
 			fi
+			sed -n 's|^+++ b/\([^	]*\).*|\1|p' "$top/kernel/patches/$p" >> "$touched"
 		done < "$series"
 		echo "prepare-tree: applied $n patches from kernel/patches/series"
 	fi
+	# Stamp what the overlay and the patches touched with their newest input.
+	newest=$( (cd "$top" && stat -c %Y kernel/patches/* $(cat "$touched") 2>/dev/null || true) |
+		sort -n | tail -1)
+	sort -u "$touched" | while read -r f; do
+		[ -e "$stage/$f" ] && touch -d "@$newest" "$stage/$f"
+	done
 fi
+rm -f "$touched"
 
-# Sync by content: unchanged files keep their old mtime.
-mkdir -p "$srcdir"
-rsync -r --links --checksum --delete --perms "$stage/" "$srcdir/"
-rm -rf "$stage"
+# Sync by size and mtime: unchanged files keep their mtime.
+if [ -d "$srcdir" ]; then
+	rsync -a --delete "$stage/" "$srcdir/"
+	rm -rf "$stage"
+else
+	mv "$stage" "$srcdir"
+fi
 echo "prepare-tree: $variant tree ready in $srcdir"

@@ -16,7 +16,7 @@ set -uo pipefail
 
 kernel=$1 initrd=$2 cmd=$3
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cpus=${VM_CPUS:-4} mem=${VM_MEM:-2560} pages=${VM_HUGEPAGES:-512}
+cpus=${VM_CPUS:-4} mem=${VM_MEM:-3072} pages=${VM_HUGEPAGES:-512}
 timeout=${VM_TIMEOUT:-900}
 logdir=${VM_LOGDIR:-$top/build/vm}
 label=${VM_KERNEL:-$(basename "$(dirname "$kernel")")}

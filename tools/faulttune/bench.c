@@ -287,40 +287,54 @@ static void *memtype_worker(void *arg)
 	return NULL;
 }
 
+/* a PCI memory BAR of at least 16 pages that can be mmapped */
+static int usable_bar(const char *path)
+{
+	struct stat st;
+	void *m;
+	int fd;
+
+	if (stat(path, &st) || st.st_size < 16 * getpagesize())
+		return 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	m = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return 0;
+	munmap(m, getpagesize());
+	return 1;
+}
+
 static const char *find_resource(const struct ft_bench_opts *o)
 {
 	static char path[300];
 	DIR *d;
 	struct dirent *de;
-	struct stat st;
+	int bar;
 
 	if (o->resource)
 		return o->resource;
-	/* std VGA at 00:02.0 in the QEMU guest first, then any memory BAR */
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/0000:00:02.0/resource0");
-	if (!stat(path, &st) && st.st_size > 0)
-		return path;
+	/* std VGA's framebuffer first (00:02.0 on i440fx, 00:01.0 on q35) */
+	for (bar = 1; bar <= 2; bar++) {
+		snprintf(path, sizeof(path),
+			 "/sys/bus/pci/devices/0000:00:0%d.0/resource0", bar);
+		if (usable_bar(path))
+			return path;
+	}
 	d = opendir("/sys/bus/pci/devices");
 	if (!d)
 		return NULL;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0",
-			 de->d_name);
-		if (!stat(path, &st) && st.st_size >= 16 * getpagesize()) {
-			int fd = open(path, O_RDONLY);
-
-			if (fd >= 0) {
-				void *m = mmap(NULL, getpagesize(), PROT_READ,
-					       MAP_SHARED, fd, 0);
-
-				close(fd);
-				if (m != MAP_FAILED) {
-					munmap(m, getpagesize());
-					closedir(d);
-					return path;
-				}
+		for (bar = 0; bar < 6; bar++) {
+			snprintf(path, sizeof(path),
+				 "/sys/bus/pci/devices/%s/resource%d", de->d_name, bar);
+			if (usable_bar(path)) {
+				closedir(d);
+				return path;
 			}
 		}
 	}
@@ -439,10 +453,13 @@ int ft_bench_run(const struct ft_bench_opts *o, int threads,
 	if (o->shape == FT_SH_MEMTYPE) {
 		res = find_resource(o);
 		if (!res) {
-			ft_err("bench memtype: no mmappable PCI memory BAR "
-			       "(/sys/bus/pci/devices/*/resource0); use --resource");
+			ft_err("bench memtype: no mmappable PCI memory BAR of 64 KB "
+			       "or more (/sys/bus/pci/devices/*/resourceN); use "
+			       "--resource");
 			return -1;
 		}
+		if (o->fmt == FT_FMT_TEXT && !getenv("FAULTTUNE_QUIET"))
+			fprintf(stderr, "faulttune: memtype workload on %s\n", res);
 	}
 	for (rep = 0; rep < o->reps && !ft_stop && !ret; rep++) {
 		struct rusage u0, u1;
@@ -521,7 +538,8 @@ static void bench_usage(FILE *f)
 "  -p, --page-size SZ  huge page size (default 2M)\n"
 "  -r, --reps N        repetitions per thread count (default 3)\n"
 "  -i, --iterations N  loops per thread for punch and memtype (default 20/2000)\n"
-"  -R, --resource FILE PCI resource file for memtype (default: 00:02.0)\n"
+"  -R, --resource FILE PCI resource file for memtype (default: the VGA\n"
+"                      framebuffer, else the first mmappable BAR >= 64 KB)\n"
 "  -P, --pin           pin thread i to CPU i\n"
 "  -j, --json          JSON output\n"
 "  -h, --help\n");
@@ -673,6 +691,11 @@ int cmd_bench(int argc, char **argv)
 		       ft_shape_name(o.shape), (unsigned long long)o.size,
 		       (unsigned long long)o.page_size, o.reps,
 		       o.pin ? "true" : "false");
+	else if (o.shape == FT_SH_MEMTYPE)
+		printf("workload memtype: %d iterations per thread, %d reps%s\n"
+		       "%8s %10s %10s %10s %14s %14s\n", o.iterations, o.reps,
+		       o.pin ? ", pinned" : "", "threads", "user", "system", "wall",
+		       "ops/cpu-s", "ops/wall-s");
 	else
 		printf("workload %s: %llu MB of %llu kB pages, %d reps%s\n"
 		       "%8s %10s %10s %10s %14s %14s\n",

@@ -25,7 +25,8 @@ struct ft_capture {
 	struct ft_inst *fi;
 	const char *out;
 	int ncpus;
-	int *in, *tmp;
+	struct tracefs_cpu **in;
+	int *tmp;
 	char **tmpname;
 	size_t page_size;
 	char *page;
@@ -37,8 +38,8 @@ static void capture_free(struct ft_capture *c)
 	int i;
 
 	for (i = 0; i < c->ncpus; i++) {
-		if (c->in && c->in[i] >= 0)
-			close(c->in[i]);
+		if (c->in && c->in[i])
+			tracefs_cpu_close(c->in[i]);
 		if (c->tmp && c->tmp[i] >= 0)
 			close(c->tmp[i]);
 		if (c->tmpname && c->tmpname[i]) {
@@ -75,7 +76,7 @@ struct ft_capture *ft_capture_start(struct ft_inst *fi, const char *out)
 	c->ncpus = fi->ncpus;
 	c->page_size = subbuf_size(fi);
 	c->page = malloc(c->page_size);
-	c->in = malloc(c->ncpus * sizeof(int));
+	c->in = calloc(c->ncpus, sizeof(*c->in));
 	c->tmp = malloc(c->ncpus * sizeof(int));
 	c->tmpname = calloc(c->ncpus, sizeof(char *));
 	if (!c->page || !c->in || !c->tmp || !c->tmpname) {
@@ -87,7 +88,7 @@ struct ft_capture *ft_capture_start(struct ft_inst *fi, const char *out)
 		return NULL;
 	}
 	for (i = 0; i < c->ncpus; i++)
-		c->in[i] = c->tmp[i] = -1;
+		c->tmp[i] = -1;
 	for (i = 0; i < c->ncpus; i++) {
 		char file[64], *path;
 
@@ -95,11 +96,13 @@ struct ft_capture *ft_capture_start(struct ft_inst *fi, const char *out)
 		path = ft_inst_file(fi, file);
 		if (!path)
 			goto fail;
-		c->in[i] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (access(path, R_OK)) {	/* possible but absent cpu */
+			tracefs_put_tracing_file(path);
+			continue;
+		}
 		tracefs_put_tracing_file(path);
-		if (c->in[i] < 0) {
-			if (errno == ENOENT)	/* possible but offline cpu */
-				continue;
+		c->in[i] = tracefs_cpu_open(fi->inst, i, true);
+		if (!c->in[i]) {
 			ft_err("cannot open %s of %s: %s", file, fi->name,
 			       strerror(errno));
 			goto fail;
@@ -122,21 +125,51 @@ fail:
 	return NULL;
 }
 
+/*
+ * While tracing, move only full sub-buffers (splice, as trace-cmd does):
+ * reading a partial page with read() consumes it, and with the
+ * lock:contention fallback the read itself can emit a contention event,
+ * so a read() loop chases its own events (seen on 6.12 under QEMU: one
+ * event pair per page, forever).  Partial pages are read at the end, with
+ * tracing off.
+ */
 int ft_capture_poll(struct ft_capture *c)
 {
 	int i, got = 0;
 
 	for (i = 0; i < c->ncpus; i++) {
-		if (c->in[i] < 0)
-			continue;
-		for (;;) {
-			ssize_t r = read(c->in[i], c->page, c->page_size);
+		int n;
 
-			if (r < 0 && errno == EINTR)
-				continue;
+		if (!c->in[i])
+			continue;
+		for (n = 0; n < 4096; n++) {
+			int r = tracefs_cpu_write(c->in[i], c->tmp[i], true);
+
 			if (r <= 0)
 				break;
-			if (r < (ssize_t)c->page_size)
+			c->bytes += r;
+			got++;
+		}
+	}
+	return got;
+}
+
+/* tracing is off: read what is left, partial pages included */
+static int capture_flush(struct ft_capture *c)
+{
+	int i, n;
+
+	for (i = 0; i < c->ncpus; i++) {
+		if (!c->in[i])
+			continue;
+		while (tracefs_cpu_write(c->in[i], c->tmp[i], true) > 0)
+			;
+		for (n = 0; n < (1 << 20); n++) {
+			int r = tracefs_cpu_read(c->in[i], c->page, true);
+
+			if (r <= 0)
+				break;
+			if (r < (int)c->page_size)
 				memset(c->page + r, 0, c->page_size - r);
 			if (write(c->tmp[i], c->page, c->page_size) !=
 			    (ssize_t)c->page_size) {
@@ -145,10 +178,9 @@ int ft_capture_poll(struct ft_capture *c)
 				return -1;
 			}
 			c->bytes += c->page_size;
-			got++;
 		}
 	}
-	return got;
+	return 0;
 }
 
 int ft_capture_finish(struct ft_capture *c, uint64_t *lost)
@@ -157,9 +189,10 @@ int ft_capture_finish(struct ft_capture *c, uint64_t *lost)
 	int ret, i;
 
 	tracefs_trace_off(c->fi->inst);
-	/* drain what is left, partial pages included */
-	while (ft_capture_poll(c) > 0)
-		;
+	if (capture_flush(c)) {
+		capture_free(c);
+		return -1;
+	}
 	*lost = ft_inst_lost(c->fi, &stats);
 	ret = ft_tracedat_write(c->out, c->fi, c->ncpus, c->tmpname, stats,
 				c->page_size);
@@ -279,7 +312,8 @@ int cmd_record(int argc, char **argv)
 	pid_t child = -1;
 	int status = 0, ret, exit_code = 1, forwarded = 0;
 	double t0, tkill = 0, tprog = 0;
-	int tty = isatty(2);
+	const char *term = getenv("TERM");
+	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
 	uint64_t lost = 0;
 	struct stat st;
 
@@ -305,6 +339,7 @@ int cmd_record(int argc, char **argv)
 		       fi.systems[0], fi.nsys > 1 ? "," : "",
 		       fi.nsys > 1 ? fi.systems[1] : "");
 	t0 = now();
+	tprog = t0 + 1;
 	if (o.cmd) {
 		child = run_child(&fi, o.cmd);
 		if (child < 0)

@@ -574,6 +574,8 @@ int cmd_tune(int argc, char **argv)
 	int ret, i, r, n, *order = NULL, exit_code = 1;
 	uint32_t size, maxs;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	const char *term = getenv("TERM");
+	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
 
 	memset(&c, 0, sizeof(c));
 	ret = parse_tune(argc, argv, &c);
@@ -666,14 +668,14 @@ int cmd_tune(int argc, char **argv)
 			order[j] = t;
 		}
 		for (i = 0; i < n && !ft_stop; i++) {
-			if (isatty(2) && c.fmt == FT_FMT_TEXT)
+			if (tty && c.fmt == FT_FMT_TEXT)
 				fprintf(stderr, "\r  run %d/%d: size %-8u", r * n + i + 1,
 					n * c.reps, c.res[order[i]].size);
 			if (run_one(&c, &c.res[order[i]], 1))
 				goto out;
 		}
 	}
-	if (isatty(2) && c.fmt == FT_FMT_TEXT)
+	if (tty && c.fmt == FT_FMT_TEXT)
 		fprintf(stderr, "\r%40s\r", "");
 	if (ft_stop) {
 		ft_err("tune: interrupted by signal %d, no recommendation",

@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest test: the kernel's hugetlb selftests with a resize storm beside them
+# (issue 3), once with the hugetlb and memtype events off and once with all
+# of them on (issue 4).  Each test must pass and give the huge page pool
+# back; the storm must have resized the table while they ran.  The host
+# checks the guest log for lockdep, WARNING and BUG lines.
+KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
+T=/sys/kernel/tracing
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+if [ ! -w $KNOB ]; then
+	echo "1..1"
+	echo "ok 1 - resize storm # SKIP no $KNOB (kernel without the faulttune patches)"
+	exit 0
+fi
+orig=$(cat $KNOB)
+STOP=/tmp/kernel-storm.stop.$$
+COUNT=/tmp/kernel-storm.count.$$
+
+storm() {
+	c=0
+	while [ ! -e $STOP ]; do
+		for v in 1 4096 2 64 16 1024 256 8 32; do
+			echo $v > $KNOB && c=$((c + 1))
+		done
+		echo $c > $COUNT
+	done
+}
+
+pool() { awk '/^HugePages_(Free|Rsvd|Surp)/ { printf "%s=%s ", $1, $2 }' /proc/meminfo; }
+
+# run NAME TIMEOUT CMD...
+run() {
+	name=$1 limit=$2
+	shift 2
+	if ! command -v "$1" > /dev/null; then
+		skip "$name ($mode)" "$1 not in the guest"
+		return
+	fi
+	before=$(pool)
+	timeout "$limit" "$@" > /tmp/kernel-storm.log 2>&1
+	rc=$?
+	after=$(pool)
+	if [ $rc -eq 0 ]; then
+		ok "$name with a resize storm ($mode)"
+	elif [ $rc -eq 4 ]; then
+		skip "$name with a resize storm ($mode)" "$(grep -i skip /tmp/kernel-storm.log | tail -1 | cut -c1-80)"
+	else
+		nok "$name with a resize storm ($mode): exit $rc"
+		tail -15 /tmp/kernel-storm.log | sed 's/^/# /'
+	fi
+	if [ "$before" = "$after" ]; then
+		ok "$name ($mode): pool restored"
+	else
+		nok "$name ($mode): pool restored (was $before, now $after)"
+	fi
+}
+
+for mode in events-off events-on; do
+	if [ $mode = events-on ]; then
+		if [ -d $T/events/hugetlb ]; then
+			echo 1 > $T/events/hugetlb/enable
+			[ -d $T/events/memtype ] && echo 1 > $T/events/memtype/enable
+		else
+			skip "selftests with every event on" "no hugetlb events"
+			continue
+		fi
+	fi
+	rm -f $STOP $COUNT
+	storm &
+	sp=$!
+	run hugepage-mmap 300 hugepage-mmap
+	run map_hugetlb 300 map_hugetlb
+	run hugetlb-madvise 300 hugetlb-madvise
+	run hugetlb_dio 300 hugetlb_dio
+	run uffd-stress-hugetlb 300 uffd-stress hugetlb 64 16
+	run uffd-stress-hugetlb-private 300 uffd-stress hugetlb-private 64 16
+	# not round_trip and bad_input: they own the knob
+	run hugetlb_fault_mutexes 600 hugetlb_fault_mutexes -t resize_storm -t resize_with_parked_userfault
+	run ft_hugetlb-mix 300 sh -c 'ft_hugetlb fault 16 && ft_hugetlb punch 8 && ft_hugetlb uffd 4 && ft_hugetlb contend 20 && ft_hugetlb wp 4'
+	touch $STOP
+	wait $sp
+	c=$(cat $COUNT 2>/dev/null || echo 0)
+	if [ "$c" -gt 0 ]; then ok "storm made $c resizes ($mode)"; else nok "storm made no resize ($mode)"; fi
+	if [ $mode = events-on ]; then
+		echo 0 > $T/events/hugetlb/enable
+		[ -d $T/events/memtype ] && echo 0 > $T/events/memtype/enable
+		echo > $T/trace
+	fi
+done
+rm -f $STOP $COUNT /tmp/kernel-storm.log
+echo $orig > $KNOB
+echo "1..$n"
+exit $fail

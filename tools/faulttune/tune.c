@@ -476,12 +476,13 @@ static void report(struct tune_ctx *c)
 	if (rec == 0)
 		conf = "the smallest size swept is already within the margin: "
 		       "this workload does not need a bigger table";
-	else if (below > spread && below > c->margin)
-		conf = "high: the next smaller size is slower by more than the "
-		       "run-to-run spread and the margin";
+	else if (below > c->margin &&
+		 c->res[rec].tput_min > c->res[rec - 1].tput_max)
+		conf = "high: every run at the recommended size beat every run "
+		       "at half of it, by more than the margin";
 	else
-		conf = "low: the difference to the next smaller size is within "
-		       "the run-to-run spread; use more --reps or a longer --size";
+		conf = "low: runs at the recommended size and at half of it "
+		       "overlap; use more --reps or a larger --size";
 	c->apply_value = c->res[rec].size;
 
 	if (c->fmt == FT_FMT_JSON) {
@@ -526,8 +527,8 @@ static void report(struct tune_ctx *c)
 	       (unsigned long long)(c->bench.size >> 20), c->reps, c->warmup,
 	       c->seed);
 	printf("%8s %9s %12s %12s %12s %9s %9s %9s %11s %8s %9s\n", "size",
-	       "memory", "faults/s", "min", "max", "vs best", "contended",
-	       "collide", "coll_wait/f", "lost", "predicted");
+	       "memory", "faults/s", "min", "max", "vs best", "cont/run",
+	       "coll/run", "coll_wait/f", "lost", "pred/run");
 	for (i = 0; i < c->nres; i++) {
 		struct size_result *s = &c->res[i];
 
@@ -536,9 +537,9 @@ static void report(struct tune_ctx *c)
 		       s->tput_min, s->tput_max,
 		       100.0 * (s->tput_med / c->res[best].tput_med - 1));
 		if (s->traced)
-			printf("%9llu %9llu %11s %8llu",
-			       (unsigned long long)s->contended,
-			       (unsigned long long)s->collisions,
+			printf("%9.1f %9.1f %11s %8llu",
+			       s->tput.n ? (double)s->contended / s->tput.n : 0.0,
+			       s->tput.n ? (double)s->collisions / s->tput.n : 0.0,
 			       ft_fmt_ns(s->faults ? s->coll_wait / s->faults : 0,
 					 b, sizeof(b)),
 			       (unsigned long long)s->lost);
@@ -559,8 +560,8 @@ static void report(struct tune_ctx *c)
 	       c->saved);
 	printf("run-to-run spread %.1f%%; confidence %s\n", spread, conf);
 	if (c->have_ref)
-		printf("predicted: collisions at each size replayed from the hashes "
-		       "of one run at the current size %u (what-if, per run)\n",
+		printf("pred/run: collisions per run predicted by replaying the "
+		       "hashes of one run at the current size %u (what-if)\n",
 		       c->saved);
 	printf("boot parameter: hugetlb_fault_mutexes=%u\n", c->res[rec].size);
 	printf("now:            echo %u > %s\n", c->res[rec].size, c->knob);

@@ -12,7 +12,11 @@ fail=0
 "$D/tests/synth" "$tmp/s.dat" 4 50 8 >/dev/null || exit 1
 "$D/faulttune" report --top 3 -m 32 "$tmp/s.dat" > "$tmp/out" 2>&1
 # every line of the example block that starts with these words must match
-grep -E '^  (contended:|what-if:|  +(8|16|32) +[0-9]+B)' "$DOC" | sed 's/^  //' > "$tmp/want"
+# (only the block of the synthetic example, up to the next paragraph)
+awk '/^  \$ faulttune report --top 3 -m 32 s.dat/ { on = 1; next }
+     on && /^[^ ]/ { on = 0 }
+     on' "$DOC" |
+	grep -E '^  (contended:|what-if:|  +(8|16|32) +[0-9]+B)' | sed 's/^  //' > "$tmp/want"
 [ -s "$tmp/want" ] || { echo "no example lines found in $DOC"; exit 1; }
 while IFS= read -r line; do
 	if grep -qxF "$line" "$tmp/out"; then

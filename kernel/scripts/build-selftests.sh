@@ -10,6 +10,8 @@
 # first, into OBJDIR: an in-tree run would make the tree unusable for O=
 # kernel builds.  Incremental: make skips what is up to date.
 set -euo pipefail
+# Called from make: the selftests' lib.mk only sets OUTPUT at MAKELEVEL 0.
+unset MAKELEVEL MAKEFLAGS MFLAGS
 
 src=$1 obj=$2 out=$3
 khdr="-isystem $obj/usr/include"

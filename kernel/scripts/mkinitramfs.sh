@@ -44,6 +44,12 @@ fi
 [ -d /usr/lib/x86_64-linux-gnu/traceevent ] &&
 	cp -a /usr/lib/x86_64-linux-gnu/traceevent "$root/usr/lib/x86_64-linux-gnu/" 2>/dev/null || true
 
+# The event docs: kernel-trace.t checks them against the format files.
+mkdir -p "$root/usr/share/doc/faulttune"
+for doc in "$top"/Documentation/trace/events-*.rst "$top"/Documentation/faulttune.rst; do
+	[ -e "$doc" ] && cp "$doc" "$root/usr/share/doc/faulttune/"
+done
+
 install -m 755 "$top/kernel/guest/run-tests" "$root/ft/bin/run-tests"
 for t in "$top"/tests/guest/*.t; do
 	[ -e "$t" ] && install -m 755 "$t" "$root/ft/tests/"

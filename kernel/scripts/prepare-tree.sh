@@ -50,7 +50,7 @@ if [ "$variant" = patched ]; then
 			case $p in ''|'#'*) continue;; esac
 			n=$((n + 1))
 			[ -f "$top/kernel/patches/$p" ] || die "series names $p, which is not in kernel/patches"
-			if ! out=$(cd "$stage" && patch -p1 --forward --batch --no-backup-if-mismatch \
+			if ! out=$(cd "$stage" && patch -p1 --forward --batch --fuzz=0 --no-backup-if-mismatch \
 					-r - < "$top/kernel/patches/$p" 2>&1); then
 				echo "$out" | sed 's/^/  /' >&2
 				hunk=$(echo "$out" | grep -E 'FAILED|Reversed|malformed|can.t find file' | head -3 || true)

@@ -15,6 +15,10 @@ check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 [ -e /sys/kernel/debug/hugetlb ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 if [ ! -e $KNOB ]; then
 	echo "1..1"
+	if [ "$FT_KERNEL" = patched ]; then
+		echo "not ok 1 - num_fault_mutexes: missing on the patched kernel (no $KNOB)"
+		exit 1
+	fi
 	echo "ok 1 - num_fault_mutexes # SKIP no $KNOB (kernel without the faulttune patches or CONFIG_DEBUG_FS)"
 	exit 0
 fi

@@ -15,6 +15,10 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 if [ ! -w $KNOB ]; then
 	echo "1..1"
+	if [ "$FT_KERNEL" = patched ]; then
+		echo "not ok 1 - resize storm: missing on the patched kernel (no $KNOB)"
+		exit 1
+	fi
 	echo "ok 1 - resize storm # SKIP no $KNOB (kernel without the faulttune patches)"
 	exit 0
 fi

@@ -21,6 +21,10 @@ MEV="memtype_lock_start_locking memtype_lock_acquire_returned memtype_lock_relea
 
 if [ ! -d $T/events/hugetlb ]; then
 	echo "1..1"
+	if [ "$FT_KERNEL" = patched ]; then
+		echo "not ok 1 - hugetlb events: missing on the patched kernel (no $T/events/hugetlb)"
+		exit 1
+	fi
 	echo "ok 1 - hugetlb events # SKIP kernel without the faulttune patches (no $T/events/hugetlb)"
 	exit 0
 fi

@@ -76,7 +76,8 @@ group "tool: faulttune unit tests and host tracefs tests"
 if [ -f "$top/tools/faulttune/Makefile" ]; then
 	for target in test test-tracefs; do
 		grep -q "^$target:" "$top/tools/faulttune/Makefile" || continue
-		make -s -C "$top/tools/faulttune" "$target" > "$logs/tool-$target.log" 2>&1
+		# test-tracefs must not skip here: make check runs as root.
+		FT_REQUIRE_TRACEFS=1 make -s -C "$top/tools/faulttune" "$target" > "$logs/tool-$target.log" 2>&1
 		rc=$?
 		if grep -Eq '^(not )?ok' "$logs/tool-$target.log"; then
 			collect "tool/$target: " "$logs/tool-$target.log"
@@ -116,9 +117,10 @@ broken_patch_is_named() {
 	cp -a "$top/kernel/scripts" "$tmp/repo/kernel/"
 	cp -a "$top/kernel/patches" "$tmp/repo/kernel/"
 	p=$tmp/repo/kernel/patches/$first
-	# Corrupt the first context line of the first hunk.
+	# Corrupt the first line that the first hunk removes: no fuzz can
+	# match it.
 	awk 'done == 0 && /^@@/ { hunk = 1; print; next }
-	     hunk && done == 0 && /^ / { print " faulttune-broken-context"; done = 1; next }
+	     hunk && done == 0 && /^-/ { print "-faulttune-broken-line"; done = 1; next }
 	     { print }' "$top/kernel/patches/$first" > "$p"
 	"$tmp/repo/kernel/scripts/prepare-tree.sh" patched "$tmp/src" > "$tmp/out" 2>&1
 	local rc=$?
@@ -148,10 +150,24 @@ check "harness: a kernel WARNING fails the run (exit 3, got $rc) and is printed"
 	eval '[ $rc = 3 ] && grep -q "WARNING:" "$logs/warn.err"'
 
 # ---------------------------------------------------------------------------
+group "boot parameter: hugetlb_fault_mutexes=N"
+knob=/sys/kernel/debug/hugetlb/num_fault_mutexes
+VM_APPEND="hugetlb_fault_mutexes=128" vm bootparam-good patched "cat $knob"
+check "boot: hugetlb_fault_mutexes=128 sets the table to 128" grep -qx 128 "$logs/bootparam-good.log"
+VM_APPEND="hugetlb_fault_mutexes=3" vm bootparam-bad patched "cat $knob; dmesg | grep -i hugetlb_fault_mutexes"
+default=$(head -1 "$logs/bootparam-bad.log")
+sed 's/^/# /' "$logs/bootparam-bad.log"
+# The default is roundup_pow_of_two(8 * possible CPUs); the guest has VM_CPUS.
+check "boot: hugetlb_fault_mutexes=3 is refused, the default stays (got $default)" \
+	[ "$default" = "$(python3 -c "n = 8 * ${VM_CPUS:-4}; print(1 << (n - 1).bit_length())")" ]
+check "boot: the refusal names the bad value in the kernel log" \
+	grep -q 'hugetlb_fault_mutexes=3' "$logs/bootparam-bad.log"
+
+# ---------------------------------------------------------------------------
 group "guest: the project's tests on the patched kernel"
 tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | grep -v '^selftests.t$' | sed 's|^|/ft/tests/|' | tr '\n' ' ')
 if [ -n "$tests" ]; then
-	vm guest patched "run-tests $tests"
+	VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm guest patched "run-tests $tests"
 	rc=$?
 	collect "guest/" "$logs/guest.log"
 	case $rc in

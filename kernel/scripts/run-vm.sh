@@ -46,7 +46,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-fw_cfg name=opt/faulttune/hugepages,file="$work/hugepages" \
 	-fw_cfg name=opt/faulttune/kernel,file="$work/kernel" \
 	-serial file:"$console" -serial stdio ${VM_EXTRA:-} < /dev/null |
-	tr -d '\r' | tee "$out" | grep -v '^FT-EXIT='
+	sed -u 's/\r$//' | tee "$out" | grep --line-buffered -v '^FT-EXIT='
 qemu=${PIPESTATUS[0]}
 
 status=$(sed -n 's/^FT-EXIT=\([0-9]*\)$/\1/p' "$out" | tail -1)

@@ -6,6 +6,7 @@
 #
 #   tool	faulttune's unit tests and its tests against this machine's tracefs
 #   harness	the build-and-boot harness catches what it must catch
+#   boot	hugetlb_fault_mutexes=N applied, and refused when bad
 #   guest	the project's guest tests on the patched kernel
 #   selftests	the kernel's hugetlb selftests on the stock and the patched
 #		kernel, compared result by result

@@ -9,7 +9,9 @@
 #
 # Each test gets the pool it needs (../shared/peers.md): most run with the
 # default pool, hugetlb_fault_after_madv and hugetlb_madv_vs_map with exactly
-# one page, udmabuf with 1024.
+# one page, udmabuf with 1024.  uffd-stress runs 8 bounces, not
+# run_vmtests.sh's 32: the same paths in a quarter of the time (32 take
+# about 125 s each under TCG with lockdep).
 
 n=0
 pool_default=${FT_HUGEPAGES:-512}
@@ -41,9 +43,14 @@ run() {
 	rc=$?
 	secs=$(($(date +%s) - start))
 	sed 's/^/# /' /tmp/selftest.log | tail -15
+	# A kselftest_harness binary whose every case skipped exits 0: that is
+	# a skip (hugetlb_fault_mutexes on the stock kernel), not a pass.
+	if [ $rc = 0 ] && grep -q '^# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:[1-9]' /tmp/selftest.log; then
+		rc=4
+	fi
 	case $rc in
 	0) echo "ok $n - $name (${secs}s)" ;;
-	4) echo "ok $n - $name # SKIP $(grep -i skip /tmp/selftest.log | tail -1 | cut -c1-100)" ;;
+	4) echo "ok $n - $name # SKIP $(grep -i skip /tmp/selftest.log | grep -v Totals | tail -1 | cut -c1-100)" ;;
 	124|143) echo "not ok $n - $name (timed out after ${limit}s)" ;;
 	*) echo "not ok $n - $name (exit $rc)" ;;
 	esac
@@ -69,8 +76,8 @@ run hugetlb-madvise		"$pool_default" yes 300 hugetlb-madvise
 run hugetlb_dio			"$pool_default" yes 300 hugetlb_dio
 run hugetlb_fault_after_madv	1 yes 300 hugetlb_fault_after_madv
 run hugetlb_madv_vs_map		1 yes 300 hugetlb_madv_vs_map
-run uffd-stress-hugetlb		"$pool_default" yes 300 uffd-stress hugetlb 128 32
-run uffd-stress-hugetlb-private	"$pool_default" yes 300 uffd-stress hugetlb-private 128 32
+run uffd-stress-hugetlb		"$pool_default" yes 300 uffd-stress hugetlb 128 8
+run uffd-stress-hugetlb-private	"$pool_default" yes 300 uffd-stress hugetlb-private 128 8
 for t in register-ioctls zeropage wp-fork wp-fork-with-event wp-fork-pin \
 	 wp-fork-pin-with-event minor minor-wp sigbus sigbus-wp events events-wp; do
 	run "uffd-unit-tests-$t"	"$pool_default" yes 300 uffd-unit-tests -f "$t"

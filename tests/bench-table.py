@@ -67,7 +67,12 @@ def main():
         "(`faulttune bench -w threads`) in the QEMU TCG guest; each ratio is "
         "the median faults per wall-second of the rounds against stock's "
         "median at the same thread count, both measured in this one run "
-        "(rounds interleave the kernels)." % (command, host, date),
+        "(rounds interleave the kernels). Within a patched boot the "
+        "configurations run in a fixed order (off, recorded, one mutex), so "
+        "a warm-up drift can favour the later ones; TCG time is not real "
+        "time, so read ratios, not absolute rates. The guest kernels have "
+        "no JUMP_LABEL (see kernel/config/base.config): events off is a "
+        "load and a branch here, a patched nop on real hardware." % (command, host, date),
         "",
         "| configuration | threads | ratio | goal | faults/s (min-max) | stock faults/s (min-max) |",
         "|---|---|---|---|---|---|",

@@ -6,7 +6,7 @@
 #   make check    every test: tool, host tracefs, kernel build, guest suites
 #   make bench    the performance table (patched vs stock, one run)
 #
-# Other targets: deps kernel kernel-stock tool selftests image vm clean.
+# Other targets: deps kernel kernel-stock tool selftests image vm patches clean.
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock
 
 TOP		:= $(CURDIR)
@@ -37,7 +37,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 			   Documentation/trace -type f 2>/dev/null)
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
-.PHONY: all deps kernel kernel-stock tool selftests image vm run check bench clean
+.PHONY: all deps kernel kernel-stock tool selftests image vm run check bench patches clean
 
 all: kernel tool image
 
@@ -93,6 +93,10 @@ check: image kernel kernel-stock
 bench: image kernel kernel-stock
 	@if [ -x $(TOP)/tests/bench.sh ]; then $(TOP)/tests/bench.sh; \
 	 else echo "bench: no benchmarks yet"; fi
+
+# The upstream-style series (new files folded in, cover letter), checkpatched.
+patches: $(BUILD)/stock/src.stamp
+	@$(SCRIPTS)/make-patches.sh $(BUILD)/patches
 
 clean:
 	rm -rf $(BUILD)

@@ -6,7 +6,8 @@
 #   make check    every test: tool, host tracefs, kernel build, guest suites
 #   make bench    the performance table (patched vs stock, one run)
 #
-# Other targets: deps kernel kernel-stock tool selftests image vm patches clean.
+# Other targets: deps kernel kernel-stock series-check patches tool selftests
+# image vm clean.
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock
 
 TOP		:= $(CURDIR)
@@ -37,7 +38,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 			   Documentation/trace -type f 2>/dev/null)
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
-.PHONY: all deps kernel kernel-stock tool selftests image vm run check bench patches clean
+.PHONY: all deps kernel kernel-stock series-check patches tool selftests image vm run check bench clean
 
 all: kernel tool image
 
@@ -65,6 +66,10 @@ kernel: $(BUILD)/patched/src.stamp
 
 kernel-stock: $(BUILD)/stock/src.stamp
 	@$(SCRIPTS)/build-kernel.sh $(BUILD)/stock $(KCONFIG)
+
+# Each patch of the series on its own: applies, builds, checkpatch --strict.
+series-check: | deps
+	@$(SCRIPTS)/series-check.sh $(KCONFIG)
 
 # --- userspace: the tool, the kernel's selftests, the guest image -------------
 

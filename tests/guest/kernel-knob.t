@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest test: /sys/kernel/debug/hugetlb/num_fault_mutexes (issue 3).
 # Bad-input table, round trip, -ENOMEM with failslab, the resize event,
-# the boot parameter (from /proc/cmdline when given).
+# the boot parameter (from /proc/cmdline when given), writes under signals.
 KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
 T=/sys/kernel/tracing
 n=0
@@ -224,6 +224,34 @@ if command -v ft_hugetlb > /dev/null && [ -d $T/events/hugetlb ]; then
 	rm -f /tmp/excl.$$
 else
 	skip "exclusion across resizes from the trace" "no ft_hugetlb or no hugetlb events"
+fi
+
+# --- signals: waiting for another resize is interruptible ---------------------------
+# A child of ft_knobsig resizes 65536 <-> 32768 (slow to set up with lock
+# debugging) so that the writes under test wait for the resize mutex.
+if command -v ft_knobsig > /dev/null; then
+	kv() { echo "$1" | sed -n "s/.* $2=\([0-9]*\).*/\1/p; s/^$2=\([0-9]*\).*/\1/p" | head -1; }
+	r=$(ft_knobsig $KNOB eintr 8); rc=$?
+	echo "$r" | sed 's/^/# eintr: /'
+	check "SIGALRM storm without SA_RESTART: every write succeeds or fails with EINTR, the size is always one a writer set" \
+		[ $rc -eq 0 ]
+	check "  ... a write waiting for another resize is interrupted (EINTR $(kv "$r" eintr) times)" \
+		[ "$(kv "$r" eintr)" -gt 0 ]
+	check "  ... and writes still get through ($(kv "$r" ok) succeeded)" [ "$(kv "$r" ok)" -gt 0 ]
+	r=$(ft_knobsig $KNOB restart 6); rc=$?
+	echo "$r" | sed 's/^/# restart: /'
+	check "SIGALRM storm with SA_RESTART: every write succeeds (restarted), no EINTR" \
+		[ $rc -eq 0 -a "$(kv "$r" eintr)" -eq 0 -a "$(kv "$r" ok)" -gt 0 -a "$(kv "$r" signals)" -gt 0 ]
+	r=$(ft_knobsig $KNOB kill 6); rc=$?
+	echo "$r" | sed 's/^/# kill: /'
+	check "SIGKILLed writers ($(kv "$r" killed) killed) leave a size some writer set" \
+		[ $rc -eq 0 -a "$(kv "$r" killed)" -gt 0 ]
+	v=$(cat $KNOB)
+	check "after the signal storms the knob reads a valid size ($v)" \
+		[ "$v" -ge 1 -a "$v" -le 65536 -a $(( v & (v - 1) )) -eq 0 ]
+	check "after the signal storms a resize works" sh -c "echo 64 > $KNOB && [ \$(cat $KNOB) = 64 ]"
+else
+	skip "resizes under signals" "ft_knobsig not in PATH"
 fi
 
 echo $orig > $KNOB

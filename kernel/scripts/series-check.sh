@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# series-check.sh FRAGMENT...
+#
+# Check that every patch of kernel/patches/series stands on its own: unpack
+# a fresh tree into DIR/src (default build/series), copy the overlay in as
+# prepare-tree.sh does, then apply the patches one at a time with
+# patch -p1 --fuzz=0 (an offset is noted) and after each one build bzImage with the fragments'
+# configuration (one object directory, DIR/obj, so each build is
+# incremental; ccache) and run scripts/checkpatch.pl --strict on the patch
+# file.  One TAP line per patch; the first patch that does not apply,
+# build without warnings, pass checkpatch or keep its file free of
+# trailing white space stops the run with "not ok" and exit status 1.
+# Logs: DIR/NNNN.build.log and DIR/NNNN.checkpatch.log.  DIR is
+# $SERIES_DIR, by default build/series.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+dir=${SERIES_DIR:-$top/build/series}
+[ $# -gt 0 ] || set -- "$top/kernel/config/base.config" "$top/kernel/config/debug.config"
+src=$dir/src obj=$dir/obj
+tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+series=$top/kernel/patches/series
+jobs=${JOBS:-$(nproc)}
+# Same ccache setup as the Makefile, for runs outside make.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+export CCACHE_IGNOREOPTIONS=${CCACHE_IGNOREOPTIONS:--fmacro-prefix-map=*}
+
+die() { echo "series-check: $*" >&2; exit 2; }
+[ -r "$tarball" ] || die "$tarball not found: install Debian's linux-source-6.12 (make deps)"
+[ -f "$series" ] || die "no $series"
+
+patches=$(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$series")
+total=$(echo "$patches" | wc -l)
+start=$(date +%s)
+
+echo "# fresh tree in $src"
+rm -rf "$src"
+mkdir -p "$src" "$obj"
+tar -xf "$tarball" -C "$src" --strip-components=1 || die "cannot unpack $tarball"
+for d in include tools/testing Documentation/admin-guide Documentation/trace; do
+	[ -d "$top/$d" ] || continue
+	(cd "$top" && find "$d" -type f ! -name '*.orig') | while read -r f; do
+		mkdir -p "$src/$(dirname "$f")"
+		cp "$top/$f" "$src/$f"
+	done
+done
+# The object directory outlives the tree: an object built from a later
+# patch's version of a file must not look newer than the file now.
+# Everything any patch touches gets a fresh mtime (the overlay's copies
+# have one already).
+now=$(date +%s)
+for p in $patches; do
+	[ -f "$top/kernel/patches/$p" ] || die "series names $p, which is not in kernel/patches"
+	sed -n 's|^+++ b/\([^	]*\).*|\1|p' "$top/kernel/patches/$p"
+done | sort -u | while read -r f; do
+	[ -e "$src/$f" ] && touch -d "@$now" "$src/$f"
+done
+"$top/kernel/scripts/configure.sh" "$src" "$obj" "$@" || die "configure failed"
+echo "# unpacked and configured in $(( $(date +%s) - start ))s"
+
+echo "1..$total"
+n=0
+for p in $patches; do
+	n=$((n + 1))
+	file=$top/kernel/patches/$p
+	log=$dir/$(printf %04d $n)
+	t0=$(date +%s)
+	if ! out=$(cd "$src" && patch -p1 --forward --batch --fuzz=0 --no-backup-if-mismatch \
+			-r - < "$file" 2>&1); then
+		echo "$out" | sed 's/^/# /'
+		echo "not ok $n - $p: does not apply with --fuzz=0"
+		exit 1
+	fi
+	if echo "$out" | grep -q 'with fuzz\|offset'; then
+		echo "$out" | grep 'with fuzz\|offset' | sed 's/^/# note: /'
+	fi
+	if grep -q '[[:space:]]$' "$file"; then
+		grep -n '[[:space:]]$' "$file" | head -3 | sed 's/^/# /'
+		echo "not ok $n - $p: trailing white space in the patch file"
+		exit 1
+	fi
+	if ! make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+			KBUILD_BUILD_USER=faulttune KBUILD_BUILD_HOST=qemu \
+			-j"$jobs" bzImage > "$log.build.log" 2>&1; then
+		grep -E 'error|Error' "$log.build.log" | head -20 | sed 's/^/# /'
+		echo "not ok $n - $p: does not build (log: $log.build.log)"
+		exit 1
+	fi
+	if grep -q 'warning:' "$log.build.log"; then
+		grep 'warning:' "$log.build.log" | head -20 | sed 's/^/# /'
+		echo "not ok $n - $p: builds with warnings (log: $log.build.log)"
+		exit 1
+	fi
+	t1=$(date +%s)
+	# spdxcheck.py needs python3-ply; its absence is not the patch's fault.
+	if ! (cd "$src" && ./scripts/checkpatch.pl --strict "$file") > "$log.checkpatch.log" 2>/dev/null; then
+		grep -E '^(ERROR|WARNING|CHECK):' "$log.checkpatch.log" | head -20 | sed 's/^/# /'
+		echo "not ok $n - $p: checkpatch --strict: $(grep '^total:' "$log.checkpatch.log")"
+		exit 1
+	fi
+	echo "ok $n - $p: applies, builds, checkpatch clean"
+	echo "# $p: build $((t1 - t0))s, checkpatch $(( $(date +%s) - t1 ))s"
+done
+echo "# series-check: $total patches in $(( $(date +%s) - start ))s"

@@ -26,37 +26,6 @@
 		{ HUGETLB_FAULT_OP_MEMFD,	"memfd" },		\
 		{ HUGETLB_FAULT_OP_UFFD_COPY,	"uffd_copy" })
 
-/*
- * The three lock events share their leading fields; each adds its own at
- * the end.  Their field lists differ, so they cannot share an event class:
- * these macros spell the common part once (as in trace/events/sunrpc.h).
- */
-#define HUGETLB_FAULT_MUTEX_FIELDS					\
-	__field(unsigned long, mapping)					\
-	__field(unsigned long, index)					\
-	__field(u32, hash)						\
-	__field(u32, bucket)						\
-	__field(u32, nbuckets)						\
-	__field(u8, op)
-
-#define HUGETLB_FAULT_MUTEX_ASSIGN					\
-	do {								\
-		__entry->mapping = mapping;				\
-		__entry->index = index;					\
-		__entry->hash = hash;					\
-		__entry->bucket = bucket;				\
-		__entry->nbuckets = nbuckets;				\
-		__entry->op = op;					\
-	} while (0)
-
-#define HUGETLB_FAULT_MUTEX_FMT						\
-	"mapping=0x%lx index=%lu hash=0x%08x bucket=%u nbuckets=%u op=%s"
-
-#define HUGETLB_FAULT_MUTEX_ARGS					\
-	__entry->mapping, __entry->index, __entry->hash,		\
-	__entry->bucket, __entry->nbuckets,				\
-	show_hugetlb_fault_op(__entry->op)
-
 TRACE_EVENT(hugetlb_fault_mutex_start_locking,
 
 	TP_PROTO(unsigned long mapping, unsigned long index, u32 hash,
@@ -65,14 +34,27 @@ TRACE_EVENT(hugetlb_fault_mutex_start_locking,
 	TP_ARGS(mapping, index, hash, bucket, nbuckets, op),
 
 	TP_STRUCT__entry(
-		HUGETLB_FAULT_MUTEX_FIELDS
+		__field(unsigned long, mapping)
+		__field(unsigned long, index)
+		__field(u32, hash)
+		__field(u32, bucket)
+		__field(u32, nbuckets)
+		__field(u8, op)
 	),
 
 	TP_fast_assign(
-		HUGETLB_FAULT_MUTEX_ASSIGN;
+		__entry->mapping = mapping;
+		__entry->index = index;
+		__entry->hash = hash;
+		__entry->bucket = bucket;
+		__entry->nbuckets = nbuckets;
+		__entry->op = op;
 	),
 
-	TP_printk(HUGETLB_FAULT_MUTEX_FMT, HUGETLB_FAULT_MUTEX_ARGS)
+	TP_printk("mapping=0x%lx index=%lu hash=0x%08x bucket=%u nbuckets=%u op=%s",
+		  __entry->mapping, __entry->index, __entry->hash,
+		  __entry->bucket, __entry->nbuckets,
+		  show_hugetlb_fault_op(__entry->op))
 );
 
 TRACE_EVENT(hugetlb_fault_mutex_acquire_returned,
@@ -83,19 +65,32 @@ TRACE_EVENT(hugetlb_fault_mutex_acquire_returned,
 	TP_ARGS(mapping, index, hash, bucket, nbuckets, op, contended, wait_ns),
 
 	TP_STRUCT__entry(
-		HUGETLB_FAULT_MUTEX_FIELDS
+		__field(unsigned long, mapping)
+		__field(unsigned long, index)
+		__field(u32, hash)
+		__field(u32, bucket)
+		__field(u32, nbuckets)
+		__field(u8, op)
 		__field(u8, contended)
 		__field(u64, wait_ns)
 	),
 
 	TP_fast_assign(
-		HUGETLB_FAULT_MUTEX_ASSIGN;
+		__entry->mapping = mapping;
+		__entry->index = index;
+		__entry->hash = hash;
+		__entry->bucket = bucket;
+		__entry->nbuckets = nbuckets;
+		__entry->op = op;
 		__entry->contended = contended;
 		__entry->wait_ns = wait_ns;
 	),
 
-	TP_printk(HUGETLB_FAULT_MUTEX_FMT " contended=%u wait_ns=%llu",
-		  HUGETLB_FAULT_MUTEX_ARGS, __entry->contended, __entry->wait_ns)
+	TP_printk("mapping=0x%lx index=%lu hash=0x%08x bucket=%u nbuckets=%u op=%s contended=%u wait_ns=%llu",
+		  __entry->mapping, __entry->index, __entry->hash,
+		  __entry->bucket, __entry->nbuckets,
+		  show_hugetlb_fault_op(__entry->op),
+		  __entry->contended, __entry->wait_ns)
 );
 
 TRACE_EVENT(hugetlb_fault_mutex_released,
@@ -106,17 +101,29 @@ TRACE_EVENT(hugetlb_fault_mutex_released,
 	TP_ARGS(mapping, index, hash, bucket, nbuckets, op, hold_ns),
 
 	TP_STRUCT__entry(
-		HUGETLB_FAULT_MUTEX_FIELDS
+		__field(unsigned long, mapping)
+		__field(unsigned long, index)
+		__field(u32, hash)
+		__field(u32, bucket)
+		__field(u32, nbuckets)
+		__field(u8, op)
 		__field(u64, hold_ns)
 	),
 
 	TP_fast_assign(
-		HUGETLB_FAULT_MUTEX_ASSIGN;
+		__entry->mapping = mapping;
+		__entry->index = index;
+		__entry->hash = hash;
+		__entry->bucket = bucket;
+		__entry->nbuckets = nbuckets;
+		__entry->op = op;
 		__entry->hold_ns = hold_ns;
 	),
 
-	TP_printk(HUGETLB_FAULT_MUTEX_FMT " hold_ns=%llu",
-		  HUGETLB_FAULT_MUTEX_ARGS, __entry->hold_ns)
+	TP_printk("mapping=0x%lx index=%lu hash=0x%08x bucket=%u nbuckets=%u op=%s hold_ns=%llu",
+		  __entry->mapping, __entry->index, __entry->hash,
+		  __entry->bucket, __entry->nbuckets,
+		  show_hugetlb_fault_op(__entry->op), __entry->hold_ns)
 );
 
 TRACE_EVENT(hugetlb_fault_mutex_resize,

@@ -45,17 +45,27 @@ done
 t $? "a PCI memory BAR for the memtype workload (${bar:-none})"
 
 # --- 1. full disk -------------------------------------------------------------
-# a: 64 KB cannot hold the event formats (trace.dat writer fails);
-# b: 512 KB holds them, the events of a memtype storm fill it during capture.
-for size in 64k 512k; do
+# a: 20 KB holds the capture of a small workload (at most a page per CPU)
+#    but not its 28 KB trace.dat
+#    (the trace.dat writer fails, the partial file goes);
+# b: 512 KB fills with the events of a memtype storm during the capture.
+for size in 20k 512k; do
 	mount -t tmpfs -o size=$size ft-full $FULL
-	timeout 300 faulttune record -o $FULL/r.dat -- ft_memtype "$bar" 3000 >/dev/null 2>$W/full.err
+	if [ $size = 20k ]; then
+		faulttune record -o $FULL/r.dat -- ft_hugetlb fault 4 >/dev/null 2>$W/full.err
+	else
+		timeout 300 faulttune record -o $FULL/r.dat -- ft_memtype "$bar" 3000 >/dev/null 2>$W/full.err
+	fi
 	rc=$?
 	show $W/full.err
 	clean_fail $rc
 	t $? "full disk ($size): record exits non-zero, no crash (rc=$rc)"
 	grep -q "^faulttune: writing $FULL/r.dat[.a-z0-9]*: No space left on device" $W/full.err
 	t $? "full disk ($size): one error line names the file and ENOSPC"
+	if [ $size = 20k ]; then
+		grep -q "^faulttune: writing $FULL/r.dat: No space left on device (partial file removed)" $W/full.err
+		t $? "full disk ($size): the trace.dat writer failed and removed its partial file"
+	fi
 	grep -q "^faulttune: record: $FULL/r.dat not written" $W/full.err
 	t $? "full disk ($size): says the trace.dat was not written"
 	[ -z "$(ls $FULL)" ]

@@ -61,8 +61,24 @@ static const char *ft_mounted_here;
 
 static void unmount_own_tracefs(void)
 {
+	struct tracefs_instance *inst;
+	char name[64];
+
 	if (!ft_mounted_here)
 		return;
+	/*
+	 * An exit() that skipped the caller's cleanup must not hide our
+	 * instance in an unmounted tracefs: remove it first.
+	 */
+	snprintf(name, sizeof(name), "faulttune-%d", getpid());
+	if (tracefs_instance_exists(name)) {
+		inst = tracefs_instance_alloc(NULL, name);
+		if (inst) {
+			tracefs_trace_off(inst);
+			tracefs_instance_destroy(inst);
+			tracefs_instance_free(inst);
+		}
+	}
 	if (umount(ft_mounted_here) && umount2(ft_mounted_here, MNT_DETACH))
 		ft_err("cannot unmount the tracefs this run mounted at %s: %s",
 		       ft_mounted_here, strerror(errno));

@@ -119,7 +119,7 @@ run hugepage-mremap		"$pool_default" yes 300 hugepage-mremap
 run hugepage-vmemmap		"$pool_default" yes 300 hugepage-vmemmap
 run hugetlb-madvise		"$pool_default" yes 300 hugetlb-madvise
 run hugetlb_dio			"$pool_default" yes 300 hugetlb_dio
-run hugetlb_fault_after_madv	1 yes 300 hugetlb_fault_after_madv
+run hugetlb_fault_after_madv	1 yes 900 hugetlb_fault_after_madv
 run hugetlb_madv_vs_map		1 yes 300 hugetlb_madv_vs_map
 run uffd-stress-hugetlb		"$pool_default" yes 300 uffd-stress hugetlb 128 8
 run uffd-stress-hugetlb-private	"$pool_default" yes 300 uffd-stress hugetlb-private 128 8

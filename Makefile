@@ -3,11 +3,12 @@
 # faulttune: the only entry point.
 #
 #   make run      build everything, boot the patched kernel under QEMU, tune
-#   make check    every test: tool, host tracefs, kernel build, guest suites
+#   make check    the tests: tool, host tracefs, kernel build, guest suites
+#   make check-long  the slowest tests, left out of make check
 #   make bench    the performance table (patched vs stock, one run)
 #
 # Other targets: deps kernel kernel-stock series-check patches tool selftests
-# image vm clean.
+# image vm suite-table clean.
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock
 
 TOP		:= $(CURDIR)
@@ -38,7 +39,8 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 			   Documentation/trace -type f 2>/dev/null)
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
-.PHONY: all deps kernel kernel-stock series-check patches tool selftests image vm run check bench clean
+.PHONY: all deps kernel kernel-stock series-check patches tool selftests image vm run \
+	check check-long suite-table bench clean
 
 all: kernel tool image
 
@@ -93,7 +95,18 @@ run: image kernel
 		'if command -v faulttune >/dev/null && [ -e /sys/kernel/debug/hugetlb/num_fault_mutexes ]; then faulttune tune; else uname -r; echo "cpus: $$(nproc)"; grep -i huge /proc/meminfo; fi'
 
 check: image kernel kernel-stock
-	@$(TOP)/tests/check.sh
+	@$(TOP)/tests/check.sh quick
+
+# the slowest parts, left out of make check: the resize storm and the
+# selftests in selftests.t's LONG list, on both kernels
+check-long: image kernel kernel-stock
+	@$(TOP)/tests/check.sh long
+
+# the suite table of the last make check / check-long, into the docs
+suite-table:
+	@$(TOP)/tests/suite-table.py $(BUILD)/check > $(BUILD)/check/suites.md
+	@cp $(BUILD)/check/suites.md $(TOP)/Documentation/testing.md
+	@echo "suite-table: Documentation/testing.md from the logs in build/check"
 
 bench: image kernel kernel-stock
 	@if [ -x $(TOP)/tests/bench.sh ]; then $(TOP)/tests/bench.sh; \

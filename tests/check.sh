@@ -8,19 +8,39 @@
 #   harness	the build-and-boot harness catches what it must catch
 #   boot	hugetlb_fault_mutexes=N applied, and refused when bad
 #   guest	the project's guest tests on the patched kernel
-#   selftests	the kernel's hugetlb selftests on the stock and the patched
-#		kernel, compared result by result
+#   selftests	the kernel's hugetlb selftests and stress-ng on the stock and
+#		the patched kernel, compared result by result
+#
+# check.sh [quick|long]: "make check" runs quick, everything but the
+# slowest parts; "make check-long" runs long, those parts: the resize storm
+# (kernel-storm.t) and the selftests in selftests.t's LONG list (the guest
+# gets faulttune.suite=quick|long on its command line).  Together they run
+# everything once.
 #
 # The last line is "N passed, N failed, N skipped"; the exit status is
-# non-zero when anything failed.
+# non-zero when anything failed.  At the end, tests/suite-table.py turns
+# the logs of both modes into build/check/suites.md.
 set -uo pipefail
 
+mode=${1:-quick}
+case $mode in
+quick) sfx= ;;
+long) sfx=-long ;;
+*) echo "usage: check.sh [quick|long]" >&2; exit 2 ;;
+esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
 scripts=$top/kernel/scripts
 logs=$build/check
 mkdir -p "$logs"
-rm -f "$logs"/*.log
+# each mode replaces its own logs only: the suite table reads both
+if [ $mode = long ]; then
+	rm -f "$logs"/*-long.log "$logs"/*-long.secs "$logs"/summary-long
+else
+	find "$logs" -maxdepth 1 \( -name '*.log' -o -name '*.secs' -o -name summary \) \
+		! -name '*-long.*' ! -name summary-long -delete
+fi
+t_start=$(date +%s)
 
 n=0 passed=0 failed=0 skipped=0
 
@@ -66,11 +86,82 @@ collect() {	# PREFIX FILE
 }
 
 vm() {		# LABEL KERNEL 'COMMAND' : boot, log to $logs/LABEL.log
-	local label=$1 kernel=$2 cmd=$3
+	local label=$1 kernel=$2 cmd=$3 t0=$(date +%s) rc
 	VM_LOGDIR=$logs/$label VM_KERNEL=$kernel \
 		"$scripts/run-vm.sh" "$build/$kernel/bzImage" "$build/guest.cpio" "$cmd" \
 		> "$logs/$label.log" 2> "$logs/$label.err"
+	rc=$?
+	echo $(($(date +%s) - t0)) > "$logs/$label.secs"
+	return $rc
 }
+
+# selftests.t on both kernels, then one line per test: the patched result,
+# judged against stock's.
+selftests() {
+	local k rc line d key
+	for k in stock patched; do
+		# about 13 min per kernel on a quiet 2-core host; three guests
+		# sharing it took past 15 (the old limit of 900 s)
+		VM_TIMEOUT=${VM_TIMEOUT_SELFTESTS:-2700} VM_APPEND="${VM_APPEND:-} faulttune.suite=$mode" \
+			vm "selftests$sfx-$k" "$k" "run-tests /ft/tests/selftests.t"
+		rc=$?
+		case $rc in
+		0|1) ok "selftests$sfx/$k: kernel log clean, guest finished" ;;
+		*) not_ok "selftests$sfx/$k: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/selftests$sfx-$k.err" | head -40 ;;
+		esac
+	done
+	declare -A stock
+	while IFS= read -r line; do
+		case $line in
+		"not ok - "*) d=${line#not ok - }; stock[${d%% (*}]=fail ;;
+		"ok - "*" # SKIP"*) d=${line#ok - }; stock[${d%% # SKIP*}]=skip ;;
+		"ok - "*) d=${line#ok - }; stock[${d%% (*}]=pass ;;
+		esac
+	done < "$logs/selftests$sfx-stock.log"
+	while IFS= read -r line; do
+		case $line in
+		"not ok - "*) d=${line#not ok - }; key=${d%% (*}
+			if [ "${stock[$key]:-}" = fail ]; then
+				ok "$d" "fails on stock 6.12 too"
+			else
+				not_ok "$d (stock: ${stock[$key]:-not run})"
+			fi ;;
+		"ok - "*" # SKIP"*) d=${line#ok - }; ok "${d%% # SKIP*}" "${d#* # SKIP }" ;;
+		"ok - "*) d=${line#ok - }; ok "$d (stock: ${stock[${d%% (*}]:-not run})" ;;
+		esac
+	done < "$logs/selftests$sfx-patched.log"
+}
+
+finish() {
+	local secs=$(($(date +%s) - t_start))
+	echo "$passed passed, $failed failed, $skipped skipped" > "$logs/summary$sfx"
+	echo "$secs" > "$logs/check$sfx.secs"
+	echo "# logs: $logs"
+	echo "# make check${sfx}: $((secs / 60)) min $((secs % 60)) s"
+	if "$top/tests/suite-table.py" "$logs" > "$logs/suites.md.new" 2> "$logs/suite-table.err"; then
+		mv "$logs/suites.md.new" "$logs/suites.md"
+		echo "# suite table: $logs/suites.md (make suite-table copies it into Documentation/testing.md)"
+	else
+		echo "# suite table failed: $(head -3 "$logs/suite-table.err")"
+	fi
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ $failed = 0 ]
+	exit
+}
+
+if [ $mode = long ]; then
+	group "guest-long: the resize storm beside the selftests and stress-ng (patched)"
+	VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm guest-long patched "run-tests /ft/tests/kernel-storm.t"
+	rc=$?
+	collect "guest/" "$logs/guest-long.log"
+	case $rc in
+	0|1) ok "guest-long: kernel log clean, guest finished" ;;
+	*) not_ok "guest-long: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/guest-long.err" | head -40 ;;
+	esac
+	group "selftests-long: the slowest selftests, stock vs patched"
+	selftests
+	finish
+fi
 
 # ---------------------------------------------------------------------------
 group "tool: faulttune unit tests and host tracefs tests"
@@ -166,7 +257,8 @@ check "boot: the refusal names the bad value in the kernel log" \
 
 # ---------------------------------------------------------------------------
 group "guest: the project's tests on the patched kernel"
-tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | grep -v '^selftests.t$' | sed 's|^|/ft/tests/|' | tr '\n' ' ')
+# kernel-storm.t is in make check-long
+tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | grep -Ev '^(selftests|kernel-storm).t$' | sed 's|^|/ft/tests/|' | tr '\n' ' ')
 if [ -n "$tests" ]; then
 	VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm guest patched "run-tests $tests"
 	rc=$?
@@ -181,36 +273,5 @@ fi
 
 # ---------------------------------------------------------------------------
 group "selftests: the kernel's hugetlb selftests, stock vs patched"
-for k in stock patched; do
-	vm "selftests-$k" "$k" "run-tests /ft/tests/selftests.t"
-	rc=$?
-	case $rc in
-	0|1) ok "selftests/$k: kernel log clean, guest finished" ;;
-	*) not_ok "selftests/$k: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/selftests-$k.err" | head -40 ;;
-	esac
-done
-# One line per test: the patched result, judged against stock's.
-declare -A stock
-while IFS= read -r line; do
-	case $line in
-	"not ok - "*) d=${line#not ok - }; stock[${d%% (*}]=fail ;;
-	"ok - "*" # SKIP"*) d=${line#ok - }; stock[${d%% # SKIP*}]=skip ;;
-	"ok - "*) d=${line#ok - }; stock[${d%% (*}]=pass ;;
-	esac
-done < "$logs/selftests-stock.log"
-while IFS= read -r line; do
-	case $line in
-	"not ok - "*) d=${line#not ok - }; key=${d%% (*}
-		if [ "${stock[$key]:-}" = fail ]; then
-			ok "$d" "fails on stock 6.12 too"
-		else
-			not_ok "$d (stock: ${stock[$key]:-not run})"
-		fi ;;
-	"ok - "*" # SKIP"*) d=${line#ok - }; ok "${d%% # SKIP*}" "${d#* # SKIP }" ;;
-	"ok - "*) d=${line#ok - }; ok "$d (stock: ${stock[${d%% (*}]:-not run})" ;;
-	esac
-done < "$logs/selftests-patched.log"
-
-echo "# logs: $logs"
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed = 0 ]
+selftests
+finish

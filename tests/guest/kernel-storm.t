@@ -65,11 +65,24 @@ run() {
 	fi
 }
 
+# did_work STRESSOR: the stress-ng run just made reported bogo ops > 0
+did_work() {
+	ops=$(sed -n "s/.*\] $1  *\([0-9][0-9]*\) .*/\1/p" /tmp/kernel-storm.log | tail -1)
+	if [ "${ops:-0}" -gt 0 ]; then
+		ok "stress-ng-$1 did work ($mode, $ops bogo ops)"
+	else
+		nok "stress-ng-$1 did work ($mode, bogo ops: ${ops:-no metrics line})"
+	fi
+}
+
 for mode in events-off events-on; do
 	if [ $mode = events-on ]; then
 		if [ -d $T/events/hugetlb ]; then
 			echo 1 > $T/events/hugetlb/enable
 			[ -d $T/events/memtype ] && echo 1 > $T/events/memtype/enable
+			# consumed as they come, as a recorder would
+			cat $T/trace_pipe > /dev/null &
+			reader=$!
 		else
 			skip "selftests with every event on" "no hugetlb events"
 			continue
@@ -86,6 +99,11 @@ for mode in events-off events-on; do
 	run uffd-stress-hugetlb-private 300 uffd-stress hugetlb-private 64 16
 	# not round_trip and bad_input: they own the knob
 	run hugetlb_fault_mutexes 600 hugetlb_fault_mutexes -t resize_storm -t resize_with_parked_userfault
+	# peer workloads (peers.md): hugetlb faults and memtype_lock users
+	run stress-ng-mmaphuge 120 stress-ng --mmaphuge 4 --mmaphuge-mmaps 16 --verify --timeout 20s --metrics-brief
+	did_work mmaphuge
+	run stress-ng-pci 120 stress-ng --pci 4 --verify --timeout 20s --metrics-brief
+	did_work pci
 	run ft_hugetlb-mix 300 sh -c 'ft_hugetlb fault 16 && ft_hugetlb punch 8 && ft_hugetlb uffd 4 && ft_hugetlb contend 20 && ft_hugetlb wp 4'
 	touch $STOP
 	wait $sp
@@ -94,6 +112,8 @@ for mode in events-off events-on; do
 	if [ $mode = events-on ]; then
 		echo 0 > $T/events/hugetlb/enable
 		[ -d $T/events/memtype ] && echo 0 > $T/events/memtype/enable
+		kill $reader
+		wait $reader 2>/dev/null
 		echo > $T/trace
 	fi
 done

@@ -12,9 +12,29 @@
 # one page, udmabuf with 1024.  uffd-stress runs 8 bounces, not
 # run_vmtests.sh's 32: the same paths in a quarter of the time (32 take
 # about 125 s each under TCG with lockdep).
+#
+# faulttune.suite=quick|long|all on the kernel command line (or FT_SUITE)
+# picks the tests: "make check" runs quick on both kernels, "make
+# check-long" the few slow ones (LONG below), a bare run all of them.
+# A test outside the chosen set prints nothing: it is neither a pass nor a
+# skip.
 
 n=0
 pool_default=${FT_HUGEPAGES:-512}
+suite=$(sed -n 's/.*faulttune\.suite=\([a-z]*\).*/\1/p' /proc/cmdline)
+suite=${FT_SUITE:-${suite:-all}}
+LONG=" hugetlb_fault_after_madv "
+chosen() {
+	# FT_TESTS="NAME...": only these (a quick look at a few)
+	if [ -n "${FT_TESTS:-}" ]; then
+		case " $FT_TESTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac
+	fi
+	case $suite in
+	quick) case $LONG in *" $1 "*) return 1 ;; esac ;;
+	long) case $LONG in *" $1 "*) ;; *) return 1 ;; esac ;;
+	esac
+	return 0
+}
 
 pool() { awk '/^HugePages_(Free|Rsvd|Surp)/ { printf "%s=%s ", $1, $2 }' /proc/meminfo; }
 set_pool() {
@@ -27,6 +47,8 @@ set_pool() {
 run() {
 	name=$1 pages=$2 check_pool=$3 limit=$4
 	shift 4
+	ran=no
+	chosen "$name" || return 1
 	n=$((n + 1))
 	if ! command -v "$1" >/dev/null; then
 		echo "ok $n - $name # SKIP $1 was not built"
@@ -41,11 +63,17 @@ run() {
 	start=$(date +%s)
 	timeout "$limit" "$@" > /tmp/selftest.log 2>&1
 	rc=$?
+	ran=yes
 	secs=$(($(date +%s) - start))
 	sed 's/^/# /' /tmp/selftest.log | tail -15
 	# A kselftest_harness binary whose every case skipped exits 0: that is
 	# a skip (hugetlb_fault_mutexes on the stock kernel), not a pass.
 	if [ $rc = 0 ] && grep -q '^# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:[1-9]' /tmp/selftest.log; then
+		rc=4
+	fi
+	# Likewise uffd-unit-tests whose every case skipped (the -pin tests
+	# without CONFIG_GUP_TEST).
+	if [ $rc = 0 ] && grep -q '^Userfaults unit tests: pass=0, skip=[1-9][0-9]*, fail=0' /tmp/selftest.log; then
 		rc=4
 	fi
 	case $rc in
@@ -66,6 +94,23 @@ run() {
 	set_pool "$pool_default"
 }
 
+# stressng NAME STRESSOR ARGS...: stress-ng with --verify, through run (exit
+# status, pool), then one result saying that it really did work: bogo ops
+# above 0 in --metrics-brief.
+stressng() {
+	name=$1 stressor=$2
+	shift 2
+	run "$name" "$pool_default" yes 120 stress-ng "$@" --verify --timeout 20s --metrics-brief
+	[ "$ran" = yes ] || return 1
+	n=$((n + 1))
+	ops=$(sed -n "s/.*\] $stressor  *\([0-9][0-9]*\) .*/\1/p" /tmp/selftest.log | tail -1)
+	if [ "${ops:-0}" -gt 0 ]; then
+		echo "ok $n - $name: did work ($ops bogo ops)"
+	else
+		echo "not ok $n - $name: did work (bogo ops: ${ops:-no metrics line})"
+	fi
+}
+
 echo "TAP version 13"
 run hugepage-mmap		"$pool_default" yes 300 hugepage-mmap
 run hugepage-shm		"$pool_default" yes 300 hugepage-shm
@@ -74,7 +119,7 @@ run hugepage-mremap		"$pool_default" yes 300 hugepage-mremap
 run hugepage-vmemmap		"$pool_default" yes 300 hugepage-vmemmap
 run hugetlb-madvise		"$pool_default" yes 300 hugetlb-madvise
 run hugetlb_dio			"$pool_default" yes 300 hugetlb_dio
-run hugetlb_fault_after_madv	1 yes 300 hugetlb_fault_after_madv
+run hugetlb_fault_after_madv	1 yes 900 hugetlb_fault_after_madv
 run hugetlb_madv_vs_map		1 yes 300 hugetlb_madv_vs_map
 run uffd-stress-hugetlb		"$pool_default" yes 300 uffd-stress hugetlb 128 8
 run uffd-stress-hugetlb-private	"$pool_default" yes 300 uffd-stress hugetlb-private 128 8
@@ -82,6 +127,37 @@ for t in register-ioctls zeropage wp-fork wp-fork-with-event wp-fork-pin \
 	 wp-fork-pin-with-event minor minor-wp sigbus sigbus-wp events events-wp; do
 	run "uffd-unit-tests-$t"	"$pool_default" yes 300 uffd-unit-tests -f "$t"
 done
+# peers.md: above 16 mmaps a failing MAP_HUGETLB falls back to plain memory
+stressng stress-ng-mmaphuge mmaphuge --mmaphuge 4 --mmaphuge-mmaps 16
+# every /sys/bus/pci/devices/*/resource* (std VGA, ivshmem): memtype_lock
+# reserve/free on each mmap/munmap.  On the patched kernel the memtype
+# events, in an instance of their own, show that the lock was taken.
+I=/sys/kernel/tracing/instances/ft-selftests-pci
+if chosen stress-ng-pci && [ -d /sys/kernel/tracing/events/memtype ] && mkdir $I 2>/dev/null; then
+	echo 1 > $I/events/memtype/memtype_lock_acquire_returned/enable
+else
+	I=
+fi
+if stressng stress-ng-pci pci --pci 4; then
+	n=$((n + 1))
+	bars=$(awk '$4 == "pci:" && $5 ~ /^[0-9a-f]+:[0-9a-f]+:[0-9a-f]+\.[0-9]$/ && $7 + 0 > 0' /tmp/selftest.log | wc -l)
+	if [ "$bars" -gt 0 ]; then
+		echo "ok $n - stress-ng-pci: read mapped BARs ($bars devices)"
+	else
+		echo "not ok $n - stress-ng-pci: read mapped BARs (no device with a resource read rate)"
+	fi
+fi
+if [ -n "$I" ]; then
+	echo 0 > $I/events/memtype/memtype_lock_acquire_returned/enable
+	c=$(grep -c 'op=reserve' $I/trace)
+	rmdir $I
+	n=$((n + 1))
+	if [ "$c" -gt 0 ]; then
+		echo "ok $n - stress-ng-pci: took memtype_lock to reserve ($c events in the buffer)"
+	else
+		echo "not ok $n - stress-ng-pci: took memtype_lock to reserve (no memtype_lock_acquire_returned op=reserve)"
+	fi
+fi
 run memfd_test-hugetlbfs	"$pool_default" yes 300 memfd_test hugetlbfs
 run hugetlb_fault_mutexes	"$pool_default" yes 600 hugetlb_fault_mutexes
 # Last: racing UDMABUF_CREATE with faults underflows HugePages_Rsvd on stock

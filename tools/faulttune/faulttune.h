@@ -207,7 +207,10 @@ struct tracefs_instance;
 extern volatile int ft_stop;		/* set by SIGINT / SIGTERM / SIGHUP */
 extern volatile int ft_stop_sig;
 void ft_install_signals(void);
-int ft_tracefs_check(void);		/* root + tracefs; prints the error */
+#define FT_TRACEFS_DIR "/sys/kernel/tracing"
+/* root + tracefs (mounted here if nobody did, unmounted at exit) */
+int ft_tracefs_check(void);
+int ft_tracefs_mounted(const char *mounts);	/* NULL: /proc/self/mounts */
 int ft_cleanup_stale(int quiet);	/* removes faulttune-* of dead pids */
 
 enum ft_evset { FT_EVS_NONE, FT_EVS_FAULTTUNE, FT_EVS_CONTENTION };

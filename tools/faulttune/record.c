@@ -31,6 +31,7 @@ struct ft_capture {
 	size_t page_size;
 	char *page;
 	uint64_t bytes;
+	int err;		/* errno of a failed write: the file is lost */
 };
 
 static void capture_free(struct ft_capture *c)
@@ -126,6 +127,22 @@ fail:
 }
 
 /*
+ * A full or broken disk under the capture files: say which file and why,
+ * once, and stop (EAGAIN and EINTR only mean no full page yet).
+ */
+static int write_failed(struct ft_capture *c, int cpu)
+{
+	int e = errno;
+
+	if (e != ENOSPC && e != EDQUOT && e != EFBIG && e != EIO && e != EROFS)
+		return 0;
+	if (!c->err)
+		ft_err("writing %s: %s", c->tmpname[cpu], strerror(e));
+	c->err = e;
+	return 1;
+}
+
+/*
  * While tracing, move only full sub-buffers (splice, as trace-cmd does):
  * reading a partial page with read() consumes it, and with the
  * lock:contention fallback the read itself can emit a contention event,
@@ -145,6 +162,8 @@ int ft_capture_poll(struct ft_capture *c)
 		for (n = 0; n < 4096; n++) {
 			int r = tracefs_cpu_write(c->in[i], c->tmp[i], true);
 
+			if (r < 0 && write_failed(c, i))
+				return -1;
 			if (r <= 0)
 				break;
 			c->bytes += r;
@@ -162,8 +181,14 @@ static int capture_flush(struct ft_capture *c)
 	for (i = 0; i < c->ncpus; i++) {
 		if (!c->in[i])
 			continue;
-		while (tracefs_cpu_write(c->in[i], c->tmp[i], true) > 0)
-			;
+		for (;;) {
+			int r = tracefs_cpu_write(c->in[i], c->tmp[i], true);
+
+			if (r < 0 && write_failed(c, i))
+				return -1;
+			if (r <= 0)
+				break;
+		}
 		for (n = 0; n < (1 << 20); n++) {
 			int r = tracefs_cpu_read(c->in[i], c->page, true);
 
@@ -189,7 +214,7 @@ int ft_capture_finish(struct ft_capture *c, uint64_t *lost)
 	int ret, i;
 
 	tracefs_trace_off(c->fi->inst);
-	if (capture_flush(c)) {
+	if (c->err || capture_flush(c)) {
 		capture_free(c);
 		return -1;
 	}
@@ -350,8 +375,12 @@ int cmd_record(int argc, char **argv)
 			"press Ctrl-C to stop");
 	}
 	for (;;) {
-		if (ft_capture_poll(cap) < 0)
+		if (ft_capture_poll(cap) < 0) {
+			if (child > 0)
+				ft_err("record: the recording failed: stopping "
+				       "%s (pid %d)", o.cmd[0], (int)child);
 			break;
+		}
 		if (child > 0) {
 			pid_t w = waitpid(child, &status, WNOHANG);
 
@@ -399,6 +428,8 @@ out_cap:
 			exit_code = WEXITSTATUS(status);
 		else if (o.cmd && WIFSIGNALED(status) && !ft_stop)
 			exit_code = 128 + WTERMSIG(status);
+	} else {
+		ft_err("record: %s not written", o.out);
 	}
 	cap = NULL;
 out:

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
@@ -38,6 +39,61 @@ void ft_install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* a tracefs mount anywhere (/sys/kernel/tracing or debugfs/tracing) */
+int ft_tracefs_mounted(const char *mounts)
+{
+	char line[1024], dev[256], dir[512], type[64];
+	int found = 0;
+	FILE *f = fopen(mounts ? mounts : "/proc/self/mounts", "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 &&
+		    !strcmp(type, "tracefs"))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/* where this run mounted tracefs itself, to unmount it at exit */
+static const char *ft_mounted_here;
+
+static void unmount_own_tracefs(void)
+{
+	struct tracefs_instance *inst;
+	char name[64];
+
+	if (!ft_mounted_here)
+		return;
+	/*
+	 * An exit() that skipped the caller's cleanup must not hide our
+	 * instance in an unmounted tracefs: remove it first.
+	 */
+	snprintf(name, sizeof(name), "faulttune-%d", getpid());
+	if (tracefs_instance_exists(name)) {
+		inst = tracefs_instance_alloc(NULL, name);
+		if (inst) {
+			tracefs_trace_off(inst);
+			tracefs_instance_destroy(inst);
+			tracefs_instance_free(inst);
+		}
+	}
+	if (umount(ft_mounted_here) && umount2(ft_mounted_here, MNT_DETACH))
+		ft_err("cannot unmount the tracefs this run mounted at %s: %s",
+		       ft_mounted_here, strerror(errno));
+	else
+		ft_info("faulttune: unmounted tracefs from %s (it was not "
+			"mounted before this run)", ft_mounted_here);
+	ft_mounted_here = NULL;
+}
+
+/*
+ * Like trace-cmd, mount tracefs when nobody has: a root user asking for a
+ * recording takes that for granted.  Unlike libtracefs, which would mount
+ * it silently and leave it mounted, say so and unmount it at exit.  The
+ * instance is destroyed before exit on every path that reaches exit().
+ */
 int ft_tracefs_check(void)
 {
 	const char *dir;
@@ -46,10 +102,23 @@ int ft_tracefs_check(void)
 		ft_err("tracefs needs root (run as root or with sudo)");
 		return -1;
 	}
+	if (!ft_tracefs_mounted(NULL)) {
+		if (mount("nodev", FT_TRACEFS_DIR, "tracefs", 0, NULL)) {
+			ft_err("no tracefs mounted, and mounting it at %s failed "
+			       "(%s): mount it with 'mount -t tracefs nodev %s' "
+			       "(CONFIG_FTRACE, CONFIG_EVENT_TRACING)",
+			       FT_TRACEFS_DIR, strerror(errno), FT_TRACEFS_DIR);
+			return -1;
+		}
+		ft_mounted_here = FT_TRACEFS_DIR;
+		atexit(unmount_own_tracefs);
+		ft_info("faulttune: tracefs was not mounted: mounted it at %s "
+			"for this run (unmounted at exit)", FT_TRACEFS_DIR);
+	}
 	dir = tracefs_tracing_dir();
 	if (!dir || access(dir, W_OK)) {
 		ft_err("no tracefs: mount it with 'mount -t tracefs nodev "
-		       "/sys/kernel/tracing' (CONFIG_FTRACE, CONFIG_EVENT_TRACING)");
+		       FT_TRACEFS_DIR "' (CONFIG_FTRACE, CONFIG_EVENT_TRACING)");
 		return -1;
 	}
 	return 0;

@@ -223,12 +223,15 @@ int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
 			put(&o, buf, r);
 		close(fd);
 	}
-	if (o.err)
-		ft_err("writing %s: %s", out, strerror(o.err));
-	else
+	if (!o.err)
 		ret = 0;
-	if (close(o.fd) && !o.err) {
-		ft_err("writing %s: %s", out, strerror(errno));
+	if (close(o.fd) && !o.err)
+		o.err = errno ? errno : EIO;
+	if (o.err) {
+		/* a truncated trace.dat would only mislead a later report */
+		ft_err("writing %s: %s (partial file removed)", out,
+		       strerror(o.err));
+		unlink(out);
 		ret = -1;
 	}
 	free(sizes);

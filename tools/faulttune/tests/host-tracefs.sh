@@ -118,6 +118,25 @@ head -c 64 /dev/urandom > "$W/garbage.dat"
 rc=$?
 check "garbage file: non-zero exit, no crash (rc=$rc)" clean_fail $rc
 
+# 8b: a full disk: a 64 KB tmpfs cannot hold the event formats.  Clear
+# error naming the file and ENOSPC, non-zero exit, no partial file, no
+# instance, top-level settings untouched.
+mkdir -p "$W/full"
+if mount -t tmpfs -o size=64k faulttune-full "$W/full" 2>/dev/null; then
+	"$FT" record -o "$W/full/f.dat" -- sh -c 'for i in 1 2 3 4; do dd if=/dev/zero of=/dev/null bs=64k count=2000 2>/dev/null & done; wait' 2>"$W/full.err"
+	rc=$?
+	sed 's/^/# /' "$W/full.err"
+	check "full disk: record fails cleanly (rc=$rc)" clean_fail $rc
+	check "full disk: the error names the file and ENOSPC" \
+		grep -q "faulttune: writing $W/full/f.dat.*: No space left on device" "$W/full.err"
+	check "full disk: no partial trace.dat or capture file left" [ -z "$(ls "$W/full")" ]
+	check "full disk: no instance left" [ "$(inst_count)" = "$n0" ]
+	state > "$W/after-full"
+	check "full disk: top-level tracing settings unchanged" cmp -s "$W/before" "$W/after-full"
+	umount "$W/full"
+else
+	nok "full disk: cannot mount a tmpfs at $W/full"
+fi
 
 # 9: tune restores the knob and removes its instance on normal end and on
 # SIGINT / SIGTERM (a file stands in for the debugfs knob on this kernel)

@@ -575,6 +575,40 @@ static void test_fuzz_reader(void)
 	free(buf);
 }
 
+/* tracefs found in a mounts table wherever it is, debugfs alone is not it */
+static void test_tracefs_mounted(void)
+{
+	static const struct {
+		const char *text;
+		int want;
+	} cases[] = {
+		{ "sysfs /sys sysfs rw 0 0\ntracefs /sys/kernel/tracing tracefs rw 0 0\n", 1 },
+		{ "debugfs /sys/kernel/debug debugfs rw 0 0\n"
+		  "tracefs /sys/kernel/debug/tracing tracefs rw 0 0\n", 1 },
+		{ "debugfs /sys/kernel/debug debugfs rw 0 0\n", 0 },
+		{ "none /mnt/tracefs tmpfs rw 0 0\n", 0 },
+		{ "", 0 },
+	};
+	char path[] = "/tmp/faulttune-mounts.XXXXXX";
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = mkstemp(path);
+		size_t len = strlen(cases[i].text);
+
+		CHECK(fd >= 0, "mkstemp");
+		if (fd < 0)
+			return;
+		if (write(fd, cases[i].text, len) != (ssize_t)len)
+			CHECK(0, "write");
+		close(fd);
+		EQ(ft_tracefs_mounted(path), cases[i].want);
+		unlink(path);
+		strcpy(path, "/tmp/faulttune-mounts.XXXXXX");
+	}
+	EQ(ft_tracefs_mounted("/nonexistent/mounts"), 0);
+}
+
 int main(void)
 {
 	/* forked children must not repeat buffered output */
@@ -592,6 +626,7 @@ int main(void)
 	test_bad_files();
 	test_synth_file();
 	test_fuzz_reader();
+	test_tracefs_mounted();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -45,10 +45,15 @@ faulttune record -o /tmp/b.dat -- faulttune bench -w threads -s "$SIZE" -r "$REP
 	--json -t 1,$T > /tmp/on.json && echo "BENCH on $(grep '^{' /tmp/on.json)"
 rm -f /tmp/b.dat
 
-# 4: resize cost: T threads fault while a resizer flips rec <-> 2 x rec
+# 4: resize cost: T threads fault while a resizer flips rec <-> 2 x rec,
+# pausing RESIZE_GAP seconds after each resize so that some faults see no
+# resize at all (the baseline)
 echo "$rec" > $knob
 rm -f /tmp/stop
-(while [ ! -e /tmp/stop ]; do echo $((rec * 2)) > $knob; echo "$rec" > $knob; done) &
+(while [ ! -e /tmp/stop ]; do
+	echo $((rec * 2)) > $knob; sleep "$RESIZE_GAP" 2>/dev/null || sleep 1
+	echo "$rec" > $knob; sleep "$RESIZE_GAP" 2>/dev/null || sleep 1
+done) &
 rz=$!
 faulttune record -o /tmp/rs.dat -- faulttune bench -w threads -s "$SIZE" -r "$REPS" \
 	--json -t "$T" > /tmp/rs.json

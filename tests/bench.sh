@@ -22,7 +22,7 @@
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
 # (4), BENCH_SIZE (64M), BENCH_REPS (3), BENCH_TUNE_REPS (3),
 # BENCH_FAULTS (350000 refaults: about 1.05M events), BENCH_SPEED
-# (first|all|none).
+# (first|all|none), BENCH_RESIZE_GAP (0.2 s between resizes).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +34,7 @@ size=${BENCH_SIZE:-64M}
 reps=${BENCH_REPS:-3}
 treps=${BENCH_TUNE_REPS:-3}
 faults=${BENCH_FAULTS:-350000}
+gap=${BENCH_RESIZE_GAP:-0.2}
 speed=${BENCH_SPEED:-first}
 mkdir -p "$out"
 rm -f "$out"/*.log
@@ -44,7 +45,7 @@ for r in $(seq 1 "$rounds"); do
 	for k in stock patched; do
 		sp=0
 		{ [ "$speed" = all ] || { [ "$speed" = first ] && [ "$r" = 1 ]; }; } && sp=1
-		cmd="KERNEL=$k T=$cpus SIZE=$size REPS=$reps TREPS=$treps ROUND=$r SPEED=$sp FAULTS=$faults
+		cmd="KERNEL=$k T=$cpus SIZE=$size REPS=$reps TREPS=$treps ROUND=$r SPEED=$sp FAULTS=$faults RESIZE_GAP=$gap
 $script"
 		echo "bench: round $r/$rounds, $k kernel ($(( $(date +%s) - start )) s)"
 		VM_LOGDIR=$out/$k-$r VM_KERNEL=$k VM_TIMEOUT=${VM_TIMEOUT:-1800} \
@@ -56,5 +57,5 @@ $script"
 done
 
 python3 "$top/tests/bench-table.py" "$out" "$top/Documentation/bench.md" \
-	"make bench BENCH_ROUNDS=$rounds VM_CPUS=$cpus BENCH_SIZE=$size BENCH_REPS=$reps BENCH_TUNE_REPS=$treps BENCH_FAULTS=$faults BENCH_SPEED=$speed" \
+	"make bench BENCH_ROUNDS=$rounds VM_CPUS=$cpus BENCH_SIZE=$size BENCH_REPS=$reps BENCH_TUNE_REPS=$treps BENCH_FAULTS=$faults BENCH_SPEED=$speed BENCH_RESIZE_GAP=$gap" \
 	"$(( $(date +%s) - start ))"

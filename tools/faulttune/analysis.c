@@ -772,6 +772,7 @@ void ft_resize_cost(const struct ft_analysis *a, struct ft_resize_cost *rc)
 	rc->dur_max = ft_percentile(&dur, 100);
 	rc->fault_median = ft_percentile(&fault, 50);
 	rc->overlapping = stall.n;
+	rc->others = other.n;
 	rc->stall_median = ft_percentile(&stall, 50);
 	rc->stall_max = ft_percentile(&stall, 100);
 	rc->other_wait_p99 = ft_percentile(&other, 99);

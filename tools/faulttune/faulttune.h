@@ -186,6 +186,7 @@ struct ft_resize_cost {
 	uint64_t dur_median, dur_max;		/* ns */
 	uint64_t fault_median;			/* ns, request to release */
 	uint64_t overlapping;			/* acquisitions overlapping */
+	uint64_t others;			/* and those that did not */
 	uint64_t stall_max, stall_median;	/* ns, their wait */
 	uint64_t other_wait_max, other_wait_p99;/* ns, the others' wait */
 };

@@ -361,6 +361,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			fprintf(f, ",\"resize\":{\"resizes\":%llu,"
 				"\"duration_median_ns\":%llu,\"duration_max_ns\":%llu,"
 				"\"fault_median_ns\":%llu,\"overlapping\":%llu,"
+				"\"others\":%llu,"
 				"\"stall_median_ns\":%llu,\"stall_max_ns\":%llu,"
 				"\"other_wait_p99_ns\":%llu,\"other_wait_max_ns\":%llu}",
 				(unsigned long long)rc.resizes,
@@ -368,6 +369,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 				(unsigned long long)rc.dur_max,
 				(unsigned long long)rc.fault_median,
 				(unsigned long long)rc.overlapping,
+				(unsigned long long)rc.others,
 				(unsigned long long)rc.stall_median,
 				(unsigned long long)rc.stall_max,
 				(unsigned long long)rc.other_wait_p99,

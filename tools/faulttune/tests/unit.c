@@ -171,6 +171,7 @@ static void test_resize_cost(void)
 	EQ(rc.resizes, 1);
 	EQ(rc.dur_max, 200);
 	EQ(rc.overlapping, 1);
+	EQ(rc.others, 2);
 	EQ(rc.stall_max, 1000);
 	EQ(rc.fault_median, 1000);	/* 1000, 2000, 1000 */
 	EQ(rc.other_wait_max, 100);

@@ -10,6 +10,8 @@
 # Other targets: deps kernel kernel-stock series-check patches tool selftests
 # image vm suite-table clean.
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock
+# Bench knobs: BENCH_ROUNDS BENCH_SIZE BENCH_REPS BENCH_TUNE_REPS BENCH_FAULTS
+#              BENCH_SPEED=first|all|none (see tests/bench.sh)
 
 TOP		:= $(CURDIR)
 BUILD		:= $(TOP)/build

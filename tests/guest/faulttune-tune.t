@@ -46,6 +46,21 @@ t $? "prints a confidence statement"
 [ "$(cat $K)" = "$saved" ]
 t $? "knob restored after the text run"
 
+# the what-if plan measures fewer sizes than --full, which measures all
+faulttune tune --knob $K -r 1 -W 0 -s 16M -m 16 --json >$W/p.json 2>/dev/null
+t $? "tune (what-if plan) exits 0"
+grep -q '"mode":"what-if plan"' $W/p.json &&
+	[ "$(jnum sizes_measured $W/p.json)" -le 5 ] &&
+	[ "$(grep -o '"measured":true' $W/p.json | wc -l)" = "$(jnum sizes_measured $W/p.json)" ]
+t $? "the plan measures $(jnum sizes_measured $W/p.json) of 5 sizes"
+faulttune tune --knob $K --full -r 1 -W 0 -s 16M -m 16 --json >$W/f.json 2>/dev/null
+t $? "tune --full exits 0"
+grep -q '"mode":"full"' $W/f.json && [ "$(jnum sizes_measured $W/f.json)" = 5 ] &&
+	[ "$(jnum runs $W/f.json)" = 5 ] && ! grep -q '"measured":false' $W/f.json
+t $? "--full measures every size once"
+[ "$(cat $K)" = "$saved" ]
+t $? "knob restored after --full"
+
 faulttune tune --knob $K -r 1 -W 0 -s 16M -m 8 --apply --json >$W/a.json 2>/dev/null
 rec=$(jnum recommended $W/a.json)
 [ -n "$rec" ] && [ "$(cat $K)" = "$rec" ]

@@ -64,6 +64,7 @@ struct ft_event {
 struct ft_vec {
 	uint64_t *v;
 	size_t n, cap;
+	int sorted;		/* v[0..n) ascending: set by ft_percentile */
 };
 int ft_vec_push(struct ft_vec *vec, uint64_t x);
 void ft_vec_free(struct ft_vec *vec);
@@ -148,6 +149,7 @@ struct ft_analysis {
 		uint64_t dur;
 		int result;
 	} last_resize;
+	struct ft_vec resize_end, resize_dur;	/* every resize event */
 };
 
 void ft_analysis_init(struct ft_analysis *a);
@@ -162,6 +164,33 @@ void ft_analysis_free(struct ft_analysis *a);
  */
 int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
 	      struct ft_whatif_row **rows);
+
+/*
+ * tune's plan: from the what-if rows of one traced run (n rows, sizes 1,
+ * 2, 4 ..) and that run's thread time (threads x wall, ns), mark in
+ * measure[] the sizes worth measuring: the smallest size s0 whose
+ * predicted collision wait is within margin/2 of the largest size's
+ * (bigger sizes are indistinguishable from it), s0/2 and 2 x s0, and any
+ * smaller size predicted to lose at most 2 x margin.  Returns how many.
+ */
+int ft_tune_plan(const struct ft_whatif_row *w, int n, double thread_ns,
+		 double margin_pct, int *measure);
+
+/*
+ * Resize cost from a recording: every resize event and the acquisitions
+ * whose wait overlapped one ([ts - duration, ts]), against the median
+ * locked time of a fault (request to release), the unit of "stall".
+ */
+struct ft_resize_cost {
+	uint64_t resizes;
+	uint64_t dur_median, dur_max;		/* ns */
+	uint64_t fault_median;			/* ns, request to release */
+	uint64_t overlapping;			/* acquisitions overlapping */
+	uint64_t others;			/* and those that did not */
+	uint64_t stall_max, stall_median;	/* ns, their wait */
+	uint64_t other_wait_max, other_wait_p99;/* ns, the others' wait */
+};
+void ft_resize_cost(const struct ft_analysis *a, struct ft_resize_cost *rc);
 
 /* bytes of one struct mutex on x86_64 without debug options */
 #define FT_MUTEX_BYTES 32

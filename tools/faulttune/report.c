@@ -315,7 +315,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 	int nw = 0, i, top = o->top;
 	void **bk = NULL, **la = NULL;
 	uint32_t cur = recorded_size(a);
-	char b[4][32];
+	char b[8][32];
 	int nbk = 0, nla = 0;
 
 	if (a->nev[FT_LK_HUGETLB])
@@ -354,6 +354,27 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			(unsigned long long)a->hash_mismatch,
 			(unsigned long long)a->jhash_mismatch, cur,
 			(unsigned long long)(a->last_ts - a->first_ts));
+		if (a->resizes) {
+			struct ft_resize_cost rc;
+
+			ft_resize_cost(a, &rc);
+			fprintf(f, ",\"resize\":{\"resizes\":%llu,"
+				"\"duration_median_ns\":%llu,\"duration_max_ns\":%llu,"
+				"\"fault_median_ns\":%llu,\"overlapping\":%llu,"
+				"\"others\":%llu,"
+				"\"stall_median_ns\":%llu,\"stall_max_ns\":%llu,"
+				"\"other_wait_p99_ns\":%llu,\"other_wait_max_ns\":%llu}",
+				(unsigned long long)rc.resizes,
+				(unsigned long long)rc.dur_median,
+				(unsigned long long)rc.dur_max,
+				(unsigned long long)rc.fault_median,
+				(unsigned long long)rc.overlapping,
+				(unsigned long long)rc.others,
+				(unsigned long long)rc.stall_median,
+				(unsigned long long)rc.stall_max,
+				(unsigned long long)rc.other_wait_p99,
+				(unsigned long long)rc.other_wait_max);
+		}
 		fputs(",\"hugetlb\":{\"total\":", f);
 		json_stats(f, "all", &a->hall);
 		fputs(",\"ops\":[", f);
@@ -492,6 +513,26 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			if (a->hop[i].acq || a->hop[i].releases)
 				text_row(f, ft_hop_name(i), &a->hop[i]);
 		text_row(f, "all", &a->hall);
+		if (a->resizes) {
+			struct ft_resize_cost rc;
+			double u;
+
+			ft_resize_cost(a, &rc);
+			u = rc.fault_median ? (double)rc.fault_median : 1;
+			fprintf(f, "resizes: %llu, duration median %s max %s; a fault "
+				"(request to release) median %s; %llu acquisitions "
+				"waited during a resize, wait median %s max %s "
+				"(%.2f faults); the others' wait p99 %s max %s\n",
+				(unsigned long long)rc.resizes,
+				ft_fmt_ns(rc.dur_median, b[0], 32),
+				ft_fmt_ns(rc.dur_max, b[1], 32),
+				ft_fmt_ns(rc.fault_median, b[2], 32),
+				(unsigned long long)rc.overlapping,
+				ft_fmt_ns(rc.stall_median, b[3], 32),
+				ft_fmt_ns(rc.stall_max, b[4], 32), rc.stall_max / u,
+				ft_fmt_ns(rc.other_wait_p99, b[5], 32),
+				ft_fmt_ns(rc.other_wait_max, b[6], 32));
+		}
 		fprintf(f, "contended: %.1f%% collisions (fixable by table size, "
 			"%s wait), %.1f%% true sharing (%s wait), %.1f%% unknown\n",
 			pct(a->hall.collisions, a->hall.contended),

@@ -34,6 +34,7 @@ struct size_result {
 	/* what-if replay of the first traced run at the current size */
 	uint64_t pred_coll, pred_coll_wait;
 	int predicted;
+	int measure;		/* in the plan (every size with --full) */
 };
 
 struct tune_ctx {
@@ -45,6 +46,7 @@ struct tune_ctx {
 	struct ft_inst fi;
 	int have_inst;
 	int trace;
+	int full;		/* --full: measure every size */
 	char tmpfile[64];
 	/* options */
 	uint32_t max_size;
@@ -60,6 +62,9 @@ struct tune_ctx {
 	int nres;
 	struct ft_analysis ref;	/* first traced run at the saved size */
 	int have_ref;
+	double ref_thread_ns;	/* its threads x wall */
+	int runs;		/* workload runs, warm-up and probe included */
+	double wall_s;		/* the whole tune, seconds */
 };
 
 /* the one piece of global state: what atexit() must undo */
@@ -143,7 +148,10 @@ static void tune_usage(FILE *f)
 "  -s, --size SIZE     mapping size of the workload (default 64M)\n"
 "  -p, --page-size SZ  huge page size (default 2M)\n"
 "  -S, --seed N        seed of the randomised order (default: time)\n"
-"  -n, --no-trace      do not record events (throughput only)\n"
+"  -n, --no-trace      do not record events (throughput only; implies --full)\n"
+"  -F, --full          measure every size; by default one traced run at the\n"
+"                      current size is replayed (what-if) for every size and\n"
+"                      only the sizes that can matter are measured\n"
 "  -a, --apply         leave the recommended size set\n"
 "  -j, --json          JSON output\n"
 "      --plot FILE     throughput / collision wait curve via gnuplot\n"
@@ -163,6 +171,7 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		{ "page-size", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "no-trace", no_argument, NULL, 'n' },
+		{ "full", no_argument, NULL, 'F' },
 		{ "apply", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 1 },
@@ -189,7 +198,7 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 	c->bench.reps = 1;
 	optind = 0;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+m:r:W:M:t:s:p:S:najh", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+m:r:W:M:t:s:p:S:nFajh", lo, NULL)) != -1) {
 		switch (o) {
 		case 'm':
 			if (ft_parse_u64(optarg, &v) || !ft_is_pow2(v) ||
@@ -250,6 +259,9 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 			break;
 		case 'n':
 			c->trace = 0;
+			break;
+		case 'F':
+			c->full = 1;
 			break;
 		case 'a':
 			c->apply = 1;
@@ -313,6 +325,7 @@ static int run_one(struct tune_ctx *c, struct size_result *sr, int measured)
 		ft_inst_marker(&c->fi, "faulttune: phase=tune size=%u", sr->size);
 	}
 	ret = ft_bench_run(&c->bench, c->threads, &br);
+	c->runs++;
 	if (cap) {
 		if (ft_capture_finish(cap, &lost))
 			return -1;
@@ -338,6 +351,7 @@ static int run_one(struct tune_ctx *c, struct size_result *sr, int measured)
 		if (!c->have_ref && sr->size == c->saved && a.nholds) {
 			c->ref = a;	/* kept for the what-if replay */
 			c->have_ref = 1;
+			c->ref_thread_ns = br.wall * 1e9 * c->threads;
 			return 0;
 		}
 		ft_analysis_free(&a);
@@ -377,6 +391,10 @@ static void print_chart(struct tune_ctx *c, int best, int rec)
 		int lo = (int)(s->tput_min * 50 / max + 0.5);
 		int hi = (int)(s->tput_max * 50 / max + 0.5);
 
+		if (!s->tput.n) {
+			printf("%8u   (skipped by the what-if plan)\n", s->size);
+			continue;
+		}
 		printf("%8u %c ", s->size, i == rec ? '>' : ' ');
 		for (j = 0; j <= hi && j <= 50; j++)
 			putchar(j < len ? '#' : (j >= lo && j <= hi) ? '-' : ' ');
@@ -401,9 +419,11 @@ static void do_plot(struct tune_ctx *c, int rec)
 	if (fd < 0 || !(f = fdopen(fd, "w")))
 		return;
 	for (i = 0; i < c->nres; i++)
-		fprintf(f, "%u %f %f %f %llu\n", c->res[i].size, c->res[i].tput_med,
-			c->res[i].tput_min, c->res[i].tput_max,
-			(unsigned long long)(c->res[i].faults ?
+		if (c->res[i].tput.n)
+			fprintf(f, "%u %f %f %f %llu\n", c->res[i].size,
+				c->res[i].tput_med, c->res[i].tput_min,
+				c->res[i].tput_max,
+				(unsigned long long)(c->res[i].faults ?
 				c->res[i].coll_wait / c->res[i].faults : 0));
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
@@ -441,23 +461,27 @@ static void predict(struct tune_ctx *c)
 
 static void report(struct tune_ctx *c)
 {
-	int i, best = 0, rec = -1;
+	int i, best = 0, rec = -1, prev, nmeas = 0;
 	double spread = 0, below = 0;
 	char b[32];
 	const char *conf;
 
 	predict(c);
-	for (i = 0; i < c->nres; i++) {
+	for (i = 0; i < c->nres; i++)
 		summarize(&c->res[i]);
-		if (c->res[i].tput_med > c->res[best].tput_med)
+	while (best < c->nres - 1 && !c->res[best].tput.n)
+		best++;
+	for (i = 0; i < c->nres; i++)
+		if (c->res[i].tput.n && c->res[i].tput_med > c->res[best].tput_med)
 			best = i;
-	}
 	for (i = 0; i < c->nres && rec < 0; i++)
-		if (c->res[i].tput_med >= c->res[best].tput_med *
-		    (1 - c->margin / 100.0))
+		if (c->res[i].tput.n && c->res[i].tput_med >=
+		    c->res[best].tput_med * (1 - c->margin / 100.0))
 			rec = i;
 	if (rec < 0)
 		rec = best;
+	for (prev = rec - 1; prev >= 0 && !c->res[prev].tput.n; prev--)
+		;
 	/* run-to-run spread: median over sizes of (max - min) / median */
 	{
 		struct ft_vec sp = { 0 };
@@ -470,14 +494,20 @@ static void report(struct tune_ctx *c)
 		spread = ft_percentile(&sp, 50) / 100.0;
 		ft_vec_free(&sp);
 	}
-	if (rec > 0)
-		below = 100.0 * (1 - c->res[rec - 1].tput_med /
+	for (i = 0; i < c->nres; i++)
+		nmeas += c->res[i].tput.n > 0;
+	if (prev >= 0)
+		below = 100.0 * (1 - c->res[prev].tput_med /
 				 c->res[rec].tput_med);
 	if (rec == 0)
 		conf = "the smallest size swept is already within the margin: "
 		       "this workload does not need a bigger table";
+	else if (prev < 0)
+		conf = "medium: the sizes below the recommended one were not "
+		       "measured, the what-if replay predicts they lose more "
+		       "than twice the margin";
 	else if (below > c->margin &&
-		 c->res[rec].tput_min > c->res[rec - 1].tput_max)
+		 c->res[rec].tput_min > c->res[prev].tput_max)
 		conf = "high: every run at the recommended size beat every run "
 		       "at half of it, by more than the margin";
 	else
@@ -489,13 +519,18 @@ static void report(struct tune_ctx *c)
 		printf("{\"knob\":");
 		ft_json_str(stdout, c->knob);
 		printf(",\"saved\":%u,\"threads\":%d,\"reps\":%d,\"warmup\":%d,"
-		       "\"seed\":%u,\"margin_pct\":%.2f,\"traced\":%s,\"sizes\":[",
+		       "\"seed\":%u,\"margin_pct\":%.2f,\"traced\":%s,"
+		       "\"mode\":\"%s\",\"runs\":%d,\"sizes_measured\":%d,"
+		       "\"wall_s\":%.3f,\"sizes\":[",
 		       c->saved, c->threads, c->reps, c->warmup, c->seed,
-		       c->margin, c->trace ? "true" : "false");
+		       c->margin, c->trace ? "true" : "false",
+		       c->full || !c->trace ? "full" : "what-if plan", c->runs,
+		       nmeas, c->wall_s);
 		for (i = 0; i < c->nres; i++) {
 			struct size_result *s = &c->res[i];
 
 			printf("%s{\"size\":%u,\"memory_bytes\":%llu,\"runs\":%zu,"
+			       "\"measured\":%s,"
 			       "\"faults_per_wall_s_median\":%.1f,\"min\":%.1f,"
 			       "\"max\":%.1f,\"acquisitions\":%llu,\"contended\":%llu,"
 			       "\"collisions\":%llu,\"sharing\":%llu,"
@@ -504,7 +539,7 @@ static void report(struct tune_ctx *c)
 			       "\"predicted_collision_wait_ns\":%lld}",
 			       i ? "," : "", s->size,
 			       (unsigned long long)s->size * FT_MUTEX_BYTES,
-			       s->tput.n, s->tput_med, s->tput_min, s->tput_max,
+			       s->tput.n, s->tput.n ? "true" : "false", s->tput_med, s->tput_min, s->tput_max,
 			       (unsigned long long)s->acq,
 			       (unsigned long long)s->contended,
 			       (unsigned long long)s->collisions,
@@ -526,12 +561,26 @@ static void report(struct tune_ctx *c)
 	       "per size + %d warm-up, seed %u\n", c->threads,
 	       (unsigned long long)(c->bench.size >> 20), c->reps, c->warmup,
 	       c->seed);
+	printf("%s: %d of %d sizes measured, %d runs, %.1f s\n",
+	       c->full || !c->trace ? "full sweep" : "what-if plan", nmeas,
+	       c->nres, c->runs, c->wall_s);
 	printf("%8s %9s %12s %12s %12s %9s %9s %9s %11s %8s %9s\n", "size",
 	       "memory", "faults/s", "min", "max", "vs best", "cont/run",
 	       "coll/run", "coll_wait/f", "lost", "pred/run");
 	for (i = 0; i < c->nres; i++) {
 		struct size_result *s = &c->res[i];
 
+		if (!s->tput.n) {
+			printf("%8u %8lluB %12s %12s %12s %9s %9s %9s %11s %8s", s->size,
+			       (unsigned long long)s->size * FT_MUTEX_BYTES,
+			       "skipped", "-", "-", "-", "-", "-", "-", "-");
+			if (s->predicted)
+				printf(" %9llu", (unsigned long long)s->pred_coll);
+			else
+				printf(" %9s", "-");
+			printf("\n");
+			continue;
+		}
 		printf("%8u %8lluB %12.0f %12.0f %12.0f %8.1f%% ", s->size,
 		       (unsigned long long)s->size * FT_MUTEX_BYTES, s->tput_med,
 		       s->tput_min, s->tput_max,
@@ -572,7 +621,8 @@ static void report(struct tune_ctx *c)
 int cmd_tune(int argc, char **argv)
 {
 	struct tune_ctx c;
-	int ret, i, r, n, *order = NULL, exit_code = 1;
+	int ret, i, r, n, nm, probe = -1, *order = NULL, exit_code = 1;
+	struct timespec t0, t1;
 	uint32_t size, maxs;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	const char *term = getenv("TERM");
@@ -649,33 +699,94 @@ int cmd_tune(int argc, char **argv)
 	c.nres = n;
 
 	if (c.fmt == FT_FMT_TEXT)
-		fprintf(stderr, "faulttune: sweeping %s over 1..%u (%d sizes x %d "
+		fprintf(stderr, "faulttune: %s %s over 1..%u (%d sizes x %d "
 			"runs, %d threads; current %u, restored at exit%s)\n",
-			c.knob, maxs, n, c.reps, c.threads, c.saved,
+			c.full || !c.trace ? "sweeping" : "tuning", c.knob, maxs,
+			n, c.reps, c.threads, c.saved,
 			c.apply ? " unless --apply" : "");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < c.warmup && !ft_stop; i++) {
 		struct size_result w = { .size = c.saved };
 
 		if (run_one(&c, &w, 0))
 			goto out;
 	}
-	for (r = 0; r < c.reps && !ft_stop; r++) {
+	for (i = 0; i < n; i++)
+		c.res[i].measure = 1;
+	nm = n;
+	if (!c.full && c.trace && !ft_stop) {
+		/*
+		 * The plan: one traced run at the current size, replayed
+		 * through every size (what-if), tells which sizes cannot be
+		 * told apart from the largest (their predicted collision
+		 * wait is within half the margin of its) and which lose too
+		 * much to be recommended; only the sizes between are
+		 * measured.  The probe counts as a run of the current size.
+		 */
+		struct size_result tmp = { .size = c.saved };
+		struct ft_whatif_row *w = NULL;
+		int *plan = calloc(n, sizeof(*plan)), np;
+
 		for (i = 0; i < n; i++)
-			order[i] = i;
-		for (i = n - 1; i > 0; i--) {
+			if (c.res[i].size == c.saved)
+				probe = i;
+		if (!plan || run_one(&c, probe >= 0 ? &c.res[probe] : &tmp, 1)) {
+			free(plan);
+			ft_vec_free(&tmp.tput);
+			goto out;
+		}
+		ft_vec_free(&tmp.tput);
+		np = c.have_ref ? ft_whatif(&c.ref, maxs, &w) : -1;
+		if (np == n && ft_tune_plan(w, n, c.ref_thread_ns, c.margin,
+					    plan) >= 2) {
+			for (i = 0, nm = 0; i < n; i++) {
+				c.res[i].measure = plan[i];
+				nm += plan[i];
+			}
+		}
+		if (probe >= 0 && !c.res[probe].measure) {
+			/* keep the probe's numbers out of the table */
+			struct size_result *p = &c.res[probe];
+
+			ft_vec_free(&p->tput);
+			p->acq = p->contended = p->collisions = p->sharing = 0;
+			p->faults = p->coll_wait = p->wait_total = p->lost = 0;
+			p->traced = 0;
+			probe = -1;
+		}
+		free(w);
+		free(plan);
+		if (c.fmt == FT_FMT_TEXT) {
+			fprintf(stderr, "faulttune: what-if plan from one run at %u: "
+				"measuring", c.saved);
+			for (i = 0; i < n; i++)
+				if (c.res[i].measure)
+					fprintf(stderr, " %u", c.res[i].size);
+			fprintf(stderr, " (%d of %d sizes; --full for all)\n", nm, n);
+		}
+	}
+	for (r = 0; r < c.reps && !ft_stop; r++) {
+		int k = 0;
+
+		for (i = 0; i < n; i++)
+			if (c.res[i].measure && !(r == 0 && i == probe))
+				order[k++] = i;
+		for (i = k - 1; i > 0; i--) {
 			int j = rnd(&c.seed) % (i + 1), t = order[i];
 
 			order[i] = order[j];
 			order[j] = t;
 		}
-		for (i = 0; i < n && !ft_stop; i++) {
+		for (i = 0; i < k && !ft_stop; i++) {
 			if (tty && c.fmt == FT_FMT_TEXT)
-				fprintf(stderr, "\r  run %d/%d: size %-8u", r * n + i + 1,
-					n * c.reps, c.res[order[i]].size);
+				fprintf(stderr, "\r  run %d/%d: size %-8u", c.runs + 1,
+					nm * c.reps + c.warmup, c.res[order[i]].size);
 			if (run_one(&c, &c.res[order[i]], 1))
 				goto out;
 		}
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	c.wall_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (tty && c.fmt == FT_FMT_TEXT)
 		fprintf(stderr, "\r%40s\r", "");
 	if (ft_stop) {

@@ -81,6 +81,103 @@ static void test_percentiles(void)
 	ft_vec_free(&v);
 }
 
+/* the radix sort behind ft_percentile against qsort on big vectors */
+static int cmp64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_percentiles_big(void)
+{
+	struct ft_vec v = { 0 };
+	uint64_t *ref, x = 88172645463325252ULL;
+	size_t i, n = 100000, bad = 0;
+	int shift;
+
+	for (shift = 0; shift < 3; shift++) {
+		ref = malloc(n * sizeof(*ref));
+		for (i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* all 64 bits, 40 bits (ns), 40 bits with equal low bits */
+			ref[i] = shift == 0 ? x : shift == 1 ? x >> 24 :
+				 (x >> 24) << 16 | 0x1234;
+			ft_vec_push(&v, ref[i]);
+		}
+		qsort(ref, n, sizeof(*ref), cmp64);
+		EQ(ft_percentile(&v, 50), ref[n / 2 - 1]);
+		for (i = 0; i < n; i++)
+			bad += v.v[i] != ref[i];
+		EQ(bad, 0);
+		EQ(ft_percentile(&v, 100), ref[n - 1]);
+		ft_vec_push(&v, 0);	/* unsorted again */
+		EQ(ft_percentile(&v, 0), 0);
+		ft_vec_free(&v);
+		free(ref);
+	}
+}
+
+/* tune's plan from what-if rows */
+static void test_tune_plan(void)
+{
+	struct ft_whatif_row w[8];
+	int m[8], i;
+	/* collision wait per size, thread time 1e9 ns, margin 2%:
+	 * loss 50%, 30%, 10%, 3%, 1.2%, 0.5%, 0.4%, 0.4% */
+	static const double loss[8] = { .5, .3, .1, .03, .012, .005, .004, .004 };
+
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < 8; i++) {
+		w[i].size = 1u << i;
+		w[i].coll_wait_ns = (uint64_t)(loss[i] * 1e9);
+	}
+	/* s0 = 16 (1.2% - 0.4% <= 1%), measure 8, 16, 32; 4 loses 9.6% > 4% */
+	EQ(ft_tune_plan(w, 8, 1e9, 2.0, m), 3);
+	for (i = 0; i < 8; i++)
+		EQ(m[i], i >= 3 && i <= 5);
+	/* margin 5%: s0 = 16 (8: 3% - 0.4% = 2.6% > 2.5%);
+	 * below it sizes losing <= 10% more than the floor: 4 (9.6%) */
+	EQ(ft_tune_plan(w, 8, 1e9, 5.0, m), 4);
+	for (i = 0; i < 8; i++)
+		EQ(m[i], i >= 2 && i <= 5);
+	/* no collisions anywhere: size 1 and 2 */
+	memset(w, 0, sizeof(w));
+	EQ(ft_tune_plan(w, 8, 1e9, 2.0, m), 2);
+	EQ(m[0] + m[1], 2);
+	/* unknown thread time: everything */
+	EQ(ft_tune_plan(w, 8, 0, 2.0, m), 8);
+}
+
+/* resize cost: acquisitions whose wait overlaps a resize */
+static void test_resize_cost(void)
+{
+	struct ft_analysis a;
+	struct ft_resize_cost rc;
+	struct ft_event ev = { .lock = FT_LK_HUGETLB, .kind = FT_EV_RESIZE,
+			       .old_nbuckets = 8, .new_nbuckets = 16 };
+
+	ft_analysis_init(&a);
+	hold(&a, 1, 1000, 1000, 2000, 1, 1, 11, 8, 0);	/* before */
+	hold(&a, 2, 2500, 3500, 4500, 1, 2, 12, 8, 0);	/* waits over it */
+	ev.ts = 3000;
+	ev.duration_ns = 200;				/* [2800, 3000] */
+	ft_analysis_feed(&a, &ev);
+	hold(&a, 3, 5000, 5100, 6000, 1, 3, 13, 16, 0);	/* after */
+	ft_analysis_finish(&a);
+	ft_resize_cost(&a, &rc);
+	EQ(rc.resizes, 1);
+	EQ(rc.dur_max, 200);
+	EQ(rc.overlapping, 1);
+	EQ(rc.others, 2);
+	EQ(rc.stall_max, 1000);
+	EQ(rc.fault_median, 1000);	/* 1000, 2000, 1000 */
+	EQ(rc.other_wait_max, 100);
+	ft_analysis_free(&a);
+}
+
 static void test_pairing(void)
 {
 	struct ft_analysis a;
@@ -453,6 +550,32 @@ static void test_synth_file(void)
 	EQ(a.jhash_mismatch, 0);
 	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
 	EQ(a.mop[FT_MOP_LOOKUP].acq, x.memtype / 3);
+	{
+		/* the fast reader and libtracecmd's agree on everything */
+		struct ft_analysis b;
+		size_t k, diff = 0;
+
+		setenv("FAULTTUNE_LIBTRACECMD", "1", 1);
+		ft_analysis_init(&b);
+		EQ(ft_read_tracedat(path, &b), 0);
+		unsetenv("FAULTTUNE_LIBTRACECMD");
+		EQ(b.nholds, a.nholds);
+		for (k = 0; k < a.nholds && k < b.nholds; k++)
+			diff += a.holds[k].req_ts != b.holds[k].req_ts ||
+				a.holds[k].acq_ts != b.holds[k].acq_ts ||
+				a.holds[k].rel_ts != b.holds[k].rel_ts ||
+				a.holds[k].mapping != b.holds[k].mapping ||
+				a.holds[k].index != b.holds[k].index ||
+				a.holds[k].hash != b.holds[k].hash;
+		EQ(diff, 0);
+		EQ(b.first_ts, a.first_ts);
+		EQ(b.last_ts, a.last_ts);
+		EQ(b.hall.wait_total, a.hall.wait_total);
+		EQ(b.mall.acq, a.mall.acq);
+		EQ(b.markers, a.markers);
+		EQ(b.lost_events, a.lost_events);
+		ft_analysis_free(&b);
+	}
 	n = ft_whatif(&a, 64, &w);
 	EQ(n, 7);
 	if (n == 7) {
@@ -614,6 +737,9 @@ int main(void)
 	/* forked children must not repeat buffered output */
 	setvbuf(stdout, NULL, _IONBF, 0);
 	test_percentiles();
+	test_percentiles_big();
+	test_tune_plan();
+	test_resize_cost();
 	test_pairing();
 	test_classification();
 	test_whatif();

@@ -105,6 +105,23 @@ t $? "no tracefs: no instance left behind"
 t $? "no tracefs: top-level tracing settings unchanged"
 [ "$(cat $K)" = "$knob0" ]
 t $? "no tracefs: knob unchanged"
+# tune too: its restore (instance, knob) must run before the unmount
+umount_debug_tracing
+umount $T
+faulttune tune -r 1 -W 0 -s 8M >/dev/null 2>$W/ntt.err
+rc=$?
+show $W/ntt.err
+t $rc "no tracefs: tune exits 0 (rc=$rc)"
+grep -q "^faulttune: tracefs was not mounted: mounted it at $T" $W/ntt.err &&
+	grep -q "^faulttune: unmounted tracefs from $T" $W/ntt.err
+t $? "no tracefs: tune says it mounted tracefs and unmounted it"
+[ "$(tracefs_mounts)" = 0 ]
+t $? "no tracefs: tracefs unmounted again after tune"
+mount -t tracefs nodev $T
+[ "$(insts)" = "$n0" ] && [ "$(state)" = "$before" ]
+t $? "no tracefs: tune left no instance and no setting changed"
+[ "$(cat $K)" = "$knob0" ]
+t $? "no tracefs: tune restored the knob ($knob0)"
 
 # --- 3. debugfs not mounted ---------------------------------------------------
 umount_debug_tracing

@@ -655,6 +655,13 @@ int cmd_tune(int argc, char **argv)
 		return 1;
 	}
 	c.saved_valid = 1;
+	/*
+	 * Before tune_restore is registered: a tracefs mounted here is
+	 * unmounted by an atexit handler, and handlers run in reverse, so
+	 * tune_restore must come later to run first.
+	 */
+	if (c.trace && ft_tracefs_check())
+		return 1;
 	restore_ctx = &c;
 	atexit(tune_restore);
 	ft_install_signals();
@@ -662,8 +669,6 @@ int cmd_tune(int argc, char **argv)
 	if (ft_bench_check_pages(&c.bench, c.threads))
 		goto out;
 	if (c.trace) {
-		if (ft_tracefs_check())
-			goto out;
 		ft_cleanup_stale(0);
 		if (ft_inst_create(&c.fi, 0))
 			goto out;

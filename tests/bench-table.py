@@ -98,6 +98,27 @@ def gnuplot(script, plotdir):
     return True
 
 
+def host_load(logdir, cpus):
+    """(quiet, sentence) from bench.sh's host-load samples."""
+    load, others = None, []
+    try:
+        for line in open(os.path.join(logdir, "host-load")):
+            key, _, val = line.partition(" ")
+            if key == "loadavg":
+                load = float(val)
+            elif key == "other-guests":
+                others.append(int(val or 0))
+    except OSError:
+        return False, "The host's load was not recorded for this run."
+    busy = sum(1 for n in others if n > 0)
+    quiet = busy == 0 and load is not None and load < cpus / 2
+    return quiet, (
+        "Host load average before the first boot: %s on %d cores; other QEMU "
+        "guests running when ours started: %s of %d boots%s." % (
+            "%.2f" % load if load is not None else "?", cpus, busy, len(others),
+            "" if quiet else " (the host was shared: expect a wider spread)"))
+
+
 def main():
     logdir, md, command = sys.argv[1:4]
     seconds = int(sys.argv[4]) if len(sys.argv) > 4 else None
@@ -231,6 +252,7 @@ def main():
                    "mean_measured": statistics.fmean(py) if py else float("nan")}
 
     host = "%s, %d CPUs (%s)" % (platform.node(), host_cpus, cpu_model())
+    quiet, load_note = host_load(logdir, host_cpus)
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     nrounds = len(runs.get("stock", []))
 
@@ -318,11 +340,9 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
       "number is the median over the %d rounds with the spread (min-max) "
       "beside it. The guest kernels have no JUMP_LABEL (see "
       "kernel/config/base.config): events off is a load and a branch here, a "
-      "patched nop on real hardware. The host is shared with other work "
-      "(other engineers' guests were running during this run), so the spread "
-      "is wide." % (command, host, date,
+      "patched nop on real hardware. %s" % (command, host, date,
                     "%d min %02d s" % divmod(seconds, 60) if seconds else "?",
-                    nrounds))
+                    nrounds, load_note))
     w("")
 
     w("## 1. Scaling")
@@ -463,15 +483,16 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
     if any(r["threads"] > 1 and r["efficiency"] < 0.95 for r in scaling):
         miss.append(
             "**Scaling** (goal >= 0.95): efficiency %s at %s threads. QEMU TCG "
-            "runs the %s vCPUs as threads on %d host cores shared with the "
-            "other engineers' guests, and a huge page fault is mostly the "
+            "runs the %s vCPUs as threads on %d host cores%s, and a huge "
+            "page fault is mostly the "
             "guest clearing 2 MiB under emulation: the guest cannot get more "
             "than the host cores it is given, and any other load on them "
             "comes straight off the top. One mutex per fault at tune's pick "
             "is not what limits it (section 2 shows what contention costs)." % (
                 ", ".join("%.2f" % r["efficiency"] for r in scaling if r["threads"] > 1),
                 ", ".join(str(r["threads"]) for r in scaling if r["threads"] > 1),
-                max(r["threads"] for r in scaling), host_cpus))
+                max(r["threads"] for r in scaling), host_cpus,
+                "" if quiet else " shared with other guests"))
     for r in overhead:
         if r["ratio"] < r["goal"]:
             overlap = (r["spread"][1] >= r["stock_spread"][0] and
@@ -479,13 +500,14 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
             miss.append(
                 "**Overhead** %s at %d threads: %.3f < %.2f; min-max %.0f-%.0f "
                 "vs stock %.0f-%.0f. %s Stock and patched run in different "
-                "boots on a host shared with other guests%s." % (
+                "boots%s%s." % (
                     NAMES[r["config"]], r["threads"], r["ratio"], r["goal"],
                     r["spread"][0], r["spread"][1], r["stock_spread"][0],
                     r["stock_spread"][1],
                     "The ranges overlap: within this run's noise, not a "
                     "measured cost." if overlap else
                     "The ranges do not overlap: a cost measured in this run.",
+                    "" if quiet else " on a host shared with other guests",
                     "; recording also runs `faulttune record`, which drains "
                     "the buffers on the same %d host cores as the %d vCPUs" % (
                         host_cpus, max(t for t in stock)) if r["config"] == "on" else ""))

@@ -39,6 +39,10 @@ speed=${BENCH_SPEED:-first}
 mkdir -p "$out"
 rm -f "$out"/*.log
 start=$(date +%s)
+# Whether the host was quiet: its load before the first boot, and the QEMU
+# guests not ours that were running when each of ours started.
+: > "$out/host-load"
+echo "loadavg $(cut -d' ' -f1 /proc/loadavg)" >> "$out/host-load"
 script=$(cat "$top/tests/bench-guest.sh")
 
 for r in $(seq 1 "$rounds"); do
@@ -48,6 +52,7 @@ for r in $(seq 1 "$rounds"); do
 		cmd="KERNEL=$k T=$cpus SIZE=$size REPS=$reps TREPS=$treps ROUND=$r SPEED=$sp FAULTS=$faults RESIZE_GAP=$gap
 $script"
 		echo "bench: round $r/$rounds, $k kernel ($(( $(date +%s) - start )) s)"
+		echo "other-guests $(pgrep -c -f '^qemu-system' || true)" >> "$out/host-load"
 		VM_LOGDIR=$out/$k-$r VM_KERNEL=$k VM_TIMEOUT=${VM_TIMEOUT:-1800} \
 			"$top/kernel/scripts/run-vm.sh" "$build/$k/bzImage" "$build/guest.cpio" \
 			"$cmd" > "$out/$k-$r.log" 2>&1 ||

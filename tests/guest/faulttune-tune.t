@@ -46,13 +46,20 @@ t $? "prints a confidence statement"
 [ "$(cat $K)" = "$saved" ]
 t $? "knob restored after the text run"
 
-# the what-if plan measures fewer sizes than --full, which measures all
+# the what-if plan measures fewer sizes than --full, which measures all;
+# from a current size inside the candidates (1..16), which it must measure
+echo 4 > $K
 faulttune tune --knob $K -r 1 -W 0 -s 16M -m 16 --json >$W/p.json 2>/dev/null
 t $? "tune (what-if plan) exits 0"
 grep -q '"mode":"what-if plan"' $W/p.json &&
 	[ "$(jnum sizes_measured $W/p.json)" -le 5 ] &&
 	[ "$(grep -o '"measured":true' $W/p.json | wc -l)" = "$(jnum sizes_measured $W/p.json)" ]
 t $? "the plan measures $(jnum sizes_measured $W/p.json) of 5 sizes"
+grep -q '"size":4,"memory_bytes":[0-9]*,"runs":[1-9][0-9]*,"measured":true' $W/p.json
+t $? "the plan always measures the current size (4)"
+[ "$(cat $K)" = 4 ]
+t $? "knob restored to 4 after the plan"
+echo $saved > $K
 faulttune tune --knob $K --full -r 1 -W 0 -s 16M -m 16 --json >$W/f.json 2>/dev/null
 t $? "tune --full exits 0"
 grep -q '"mode":"full"' $W/f.json && [ "$(jnum sizes_measured $W/f.json)" = 5 ] &&

@@ -726,7 +726,8 @@ int cmd_tune(int argc, char **argv)
 		 * told apart from the largest (their predicted collision
 		 * wait is within half the margin of its) and which lose too
 		 * much to be recommended; only the sizes between are
-		 * measured.  The probe counts as a run of the current size.
+		 * measured, and the current size.  The probe counts as a run
+		 * of the current size.
 		 */
 		struct size_result tmp = { .size = c.saved };
 		struct ft_whatif_row *w = NULL;
@@ -749,15 +750,14 @@ int cmd_tune(int argc, char **argv)
 				nm += plan[i];
 			}
 		}
+		/*
+		 * The current size is always measured: a recommendation to
+		 * change the table must be weighed against the table the
+		 * machine has now, not only against a prediction of it.
+		 */
 		if (probe >= 0 && !c.res[probe].measure) {
-			/* keep the probe's numbers out of the table */
-			struct size_result *p = &c.res[probe];
-
-			ft_vec_free(&p->tput);
-			p->acq = p->contended = p->collisions = p->sharing = 0;
-			p->faults = p->coll_wait = p->wait_total = p->lost = 0;
-			p->traced = 0;
-			probe = -1;
+			c.res[probe].measure = 1;
+			nm++;
 		}
 		free(w);
 		free(plan);

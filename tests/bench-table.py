@@ -111,7 +111,9 @@ def host_load(logdir, cpus):
     except OSError:
         return False, "The host's load was not recorded for this run."
     busy = sum(1 for n in others if n > 0)
-    quiet = busy == 0 and load is not None and load < cpus / 2
+    # The load average lags: it still counts our own build and the last
+    # guest.  Other guests running beside ours are what skews a run.
+    quiet = busy == 0 and len(others) > 0
     return quiet, (
         "Host load average before the first boot: %s on %d cores; other QEMU "
         "guests running when ours started: %s of %d boots%s." % (
@@ -253,7 +255,19 @@ def main():
 
     host = "%s, %d CPUs (%s)" % (platform.node(), host_cpus, cpu_model())
     quiet, load_note = host_load(logdir, host_cpus)
-    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    # the run's start (bench.sh records it), not this script's; else the
+    # end of the last guest's log
+    started = None
+    try:
+        for line in open(os.path.join(logdir, "host-load")):
+            if line.startswith("started "):
+                started = int(line.split()[1])
+    except OSError:
+        pass
+    if started is None:
+        logs = glob.glob(os.path.join(logdir, "*-[0-9]*.log"))
+        started = max(map(os.path.getmtime, logs)) if logs else time.time()
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started))
     nrounds = len(runs.get("stock", []))
 
     # ---- plots ----

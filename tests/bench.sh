@@ -42,6 +42,7 @@ start=$(date +%s)
 # Whether the host was quiet: its load before the first boot, and the QEMU
 # guests not ours that were running when each of ours started.
 : > "$out/host-load"
+echo "started $start" >> "$out/host-load"
 echo "loadavg $(cut -d' ' -f1 /proc/loadavg)" >> "$out/host-load"
 script=$(cat "$top/tests/bench-guest.sh")
 

@@ -191,12 +191,14 @@ fi
 
 # ---------------------------------------------------------------------------
 group "harness: builds, boots and catches failures"
+# Each image is the kernel it claims to be: a stale or swapped tree would
+# make every stock-vs-patched comparison below meaningless.
 for k in patched stock; do
-	if [ -s "$build/$k/bzImage" ]; then
-		ok "harness: $k kernel built ($(cat "$build/$k/obj/include/config/kernel.release"))"
-	else
-		not_ok "harness: $k kernel built"
-	fi
+	want=1
+	[ $k = stock ] && want=0
+	has=$(grep -c ' hugetlb_fault_mutex_lock$' "$build/$k/obj/System.map" 2>/dev/null)
+	check "harness: $k kernel built ($(cat "$build/$k/obj/include/config/kernel.release" 2>/dev/null)) and $([ $k = stock ] && echo "without" || echo "with") the series (hugetlb_fault_mutex_lock in System.map: ${has:-no map})" \
+		eval '[ -s "$build/$k/bzImage" ] && [ "${has:-x}" = $want ] && [ ! "$build/$k/bzImage" -ot "$build/$k/obj/System.map" ]'
 done
 
 # A patch that does not apply stops the build and names patch, file and hunk.

@@ -490,6 +490,9 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 		t->state = SEQ_NONE;
 		break;
 	case FT_EV_RESIZE:
+		/* a write of the current size: no table was replaced */
+		if (ev->old_nbuckets == ev->new_nbuckets)
+			break;
 		a->resizes++;
 		ft_vec_push(&a->resize_end, ev->ts);
 		ft_vec_push(&a->resize_dur, ev->duration_ns);

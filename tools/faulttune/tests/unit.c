@@ -166,6 +166,11 @@ static void test_resize_cost(void)
 	ev.duration_ns = 200;				/* [2800, 3000] */
 	ft_analysis_feed(&a, &ev);
 	hold(&a, 3, 5000, 5100, 6000, 1, 3, 13, 16, 0);	/* after */
+	/* a write of the current size replaced nothing: not a resize */
+	ev.old_nbuckets = ev.new_nbuckets = 16;
+	ev.ts = 7000;
+	ev.duration_ns = 5;
+	ft_analysis_feed(&a, &ev);
 	ft_analysis_finish(&a);
 	ft_resize_cost(&a, &rc);
 	EQ(rc.resizes, 1);

@@ -21,6 +21,17 @@ insts() { ls $T/instances | grep -c '^faulttune-'; }
 tracefs_mounts() { awk '$3 == "tracefs"' /proc/mounts | wc -l; }
 # the debugfs automount of tracefs at $D/tracing, if something walked into it
 umount_debug_tracing() { awk '$2 == "'$D/tracing'"' /proc/mounts | grep -q . && umount $D/tracing; }
+# as_found LABEL [knob]: no instance of ours left, the top-level tracing
+# settings and (with "knob") the knob as they were before the case
+as_found() {
+	[ "$(insts)" = "$n0" ]
+	t $? "$1: no instance left behind"
+	[ "$(state)" = "$before" ]
+	t $? "$1: top-level tracing settings unchanged"
+	[ "${2:-}" != knob ] && return
+	[ "$(cat $K)" = "$knob0" ]
+	t $? "$1: knob unchanged ($knob0)"
+}
 
 mkdir -p $W $FULL
 [ -e $K ]
@@ -70,12 +81,7 @@ for size in 20k 512k; do
 	t $? "full disk ($size): says the trace.dat was not written"
 	[ -z "$(ls $FULL)" ]
 	t $? "full disk ($size): no partial trace.dat or capture file left ($(ls $FULL | tr '\n' ' '))"
-	[ "$(insts)" = "$n0" ]
-	t $? "full disk ($size): instance removed"
-	[ "$(state)" = "$before" ]
-	t $? "full disk ($size): top-level tracing settings unchanged"
-	[ "$(cat $K)" = "$knob0" ]
-	t $? "full disk ($size): knob unchanged ($knob0)"
+	as_found "full disk ($size)" knob
 	umount $FULL
 done
 
@@ -99,12 +105,7 @@ t $? "no tracefs: tracefs unmounted again after the run"
 trace-cmd report $W/nt.dat 2>/dev/null | grep -q 'hugetlb_fault_mutex_acquire_returned:'
 t $? "no tracefs: the recording holds hugetlb events (trace-cmd report)"
 mount -t tracefs nodev $T
-[ "$(insts)" = "$n0" ]
-t $? "no tracefs: no instance left behind"
-[ "$(state)" = "$before" ]
-t $? "no tracefs: top-level tracing settings unchanged"
-[ "$(cat $K)" = "$knob0" ]
-t $? "no tracefs: knob unchanged"
+as_found "no tracefs: record" knob
 # tune too: its restore (instance, knob) must run before the unmount
 umount_debug_tracing
 umount $T
@@ -118,10 +119,7 @@ t $? "no tracefs: tune says it mounted tracefs and unmounted it"
 [ "$(tracefs_mounts)" = 0 ]
 t $? "no tracefs: tracefs unmounted again after tune"
 mount -t tracefs nodev $T
-[ "$(insts)" = "$n0" ] && [ "$(state)" = "$before" ]
-t $? "no tracefs: tune left no instance and no setting changed"
-[ "$(cat $K)" = "$knob0" ]
-t $? "no tracefs: tune restored the knob ($knob0)"
+as_found "no tracefs: tune" knob
 
 # --- 3. debugfs not mounted ---------------------------------------------------
 umount_debug_tracing
@@ -135,8 +133,7 @@ clean_fail $rc
 t $? "no debugfs: tune fails cleanly (rc=$rc)"
 [ "$(wc -l < $W/nd.err)" = 1 ] && grep -q "^faulttune: $K not found: debugfs is not mounted (mount -t debugfs none $D)" $W/nd.err
 t $? "no debugfs: tune says, in one line, that debugfs is not mounted and how to mount it"
-[ "$(insts)" = "$n0" ] && [ "$(state)" = "$before" ]
-t $? "no debugfs: tune touched no tracefs setting"
+as_found "no debugfs: tune"
 faulttune record -o $W/nd.dat -- ft_hugetlb fault 4 >/dev/null 2>$W/ndr.err
 rc=$?
 show $W/ndr.err
@@ -145,8 +142,7 @@ faulttune report $W/nd.dat > $W/nd.txt 2>&1
 rc=$?
 [ $rc = 0 ] && grep -qi 'fault' $W/nd.txt
 t $? "no debugfs: report reads the recording (rc=$rc)"
-[ "$(insts)" = "$n0" ] && [ "$(state)" = "$before" ]
-t $? "no debugfs: record left no instance and no setting changed"
+as_found "no debugfs: record"
 awk '$3 == "debugfs"' /proc/mounts | grep -q .
 [ $? != 0 ]
 t $? "no debugfs: nobody mounted debugfs behind our back"

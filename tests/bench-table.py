@@ -98,6 +98,12 @@ def gnuplot(script, plotdir):
     return True
 
 
+def head(w, *cols):
+    """A Markdown table's header and separator rows."""
+    w("| " + " | ".join(cols) + " |")
+    w("|" + "---|" * len(cols))
+
+
 def host_load(logdir, cpus):
     """(quiet, sentence) from bench.sh's host-load samples."""
     load, others = None, []
@@ -367,8 +373,7 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
       "(per-round values in brackets). Goal >= 0.95." %
       (", ".join(str(s) for s in sizes) or "-", host_cpus))
     w("")
-    w("| threads | faults/s (min-max) | efficiency | per round | goal |")
-    w("|---|---|---|---|---|")
+    head(w, "threads", "faults/s (min-max)", "efficiency", "per round", "goal")
     for r in scaling:
         w("| %d | %s (%s-%s) | %.3f | %s | %s |" % (
             r["threads"], fmt(r["faults_per_s"]), fmt(r["spread"][0]),
@@ -382,8 +387,7 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
     w("")
     w("num_fault_mutexes = 1 vs tune's pick, at T = VM_CPUS threads, same boot.")
     w("")
-    w("| round | threads | size | faults/s at 1 | faults/s at the pick | ratio |")
-    w("|---|---|---|---|---|---|")
+    head(w, "round", "threads", "size", "faults/s at 1", "faults/s at the pick", "ratio")
     for s in seed:
         w("| %d | %d | %d | %.0f | %.0f | %.2f |" % (s["round"], s["threads"], s["size"],
                                                    s["one"], s["rec"], s["ratio"]))
@@ -399,8 +403,7 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
       "count; the patched boot runs events off, then every hugetlb event "
       "consumed by `faulttune record`, at the boot table size.")
     w("")
-    w("| configuration | threads | ratio | goal | faults/s (min-max) | stock faults/s (min-max) |")
-    w("|---|---|---|---|---|---|")
+    head(w, "configuration", "threads", "ratio", "goal", "faults/s (min-max)", "stock faults/s (min-max)")
     for r in overhead:
         w("| %s | %d | %.3f | >= %.2f %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) |" % (
             NAMES[r["config"]], r["threads"], r["ratio"], r["goal"],
@@ -422,8 +425,7 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
       "Under TCG a vCPU thread can also be descheduled by the host for "
       "tens of ms, which shows up as wait in both columns.")
     w("")
-    w("| round | resizes | resize median / max (us) | in faults | fault (us) | acquisitions during / not during resizes | wait during: median / max (faults) | wait not during: p99 / max (faults) |")
-    w("|---|---|---|---|---|---|---|---|")
+    head(w, "round", "resizes", "resize median / max (us)", "in faults", "fault (us)", "acquisitions during / not during resizes", "wait during: median / max (faults)", "wait not during: p99 / max (faults)")
     for i, r in enumerate(rrows):
         w("| %d | %d | %.0f / %.0f | %.2f / %.2f | %.0f | %d / %d | %.2f / %.2f | %.2f / %.2f |" % (
             i + 1, r["resizes"], r["dur_median_us"], r["dur_max_us"],
@@ -441,8 +443,7 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
       "report FILE > /dev/null`, `faulttune report` again (wall time). Goal: "
       "faulttune >= 10x.")
     w("")
-    w("| events | lost | file MB | faulttune report s | trace-cmd report s | faulttune events/s | trace-cmd events/s | ratio | goal |")
-    w("|---|---|---|---|---|---|---|---|---|")
+    head(w, "events", "lost", "file MB", "faulttune report s", "trace-cmd report s", "faulttune events/s", "trace-cmd events/s", "ratio", "goal")
     for r in srows:
         w("| %d | %d | %.1f | %s | %.2f | %s | %s | %s | >= 10 %s |" % (
             r["events"], r["lost"], r["bytes"] / 1e6,
@@ -458,8 +459,7 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
       "vs `faulttune tune --full` (every size), same threads and repetitions, "
       "same boot, order alternating by round. Goal: time ratio <= 0.5.")
     w("")
-    w("| round | tune s (sizes, runs) | --full s (sizes, runs) | ratio | goal | tune pick | --full pick | same |")
-    w("|---|---|---|---|---|---|---|---|")
+    head(w, "round", "tune s (sizes, runs)", "--full s (sizes, runs)", "ratio", "goal", "tune pick", "--full pick", "same")
     for r in trows:
         w("| %d | %.1f (%d, %d) | %.1f (%d, %d) | %.2f | <= 0.5 %s | %d | %d | %s |" % (
             r["round"], r["plan_s"], r["plan_sizes"], r["plan_runs"], r["full_s"],
@@ -484,8 +484,7 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
     w("")
     w("At T = VM_CPUS threads with the default buffer; goal 0.")
     w("")
-    w("| round | tune: lost / acquisitions | --full: lost / acquisitions | goal |")
-    w("|---|---|---|---|")
+    head(w, "round", "tune: lost / acquisitions", "--full: lost / acquisitions", "goal")
     for r in trows:
         w("| %d | %d / %d | %d / %d | 0 %s |" % (
             r["round"], r["plan_lost"], r["plan_acq"], r["full_lost"], r["full_acq"],

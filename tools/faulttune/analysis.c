@@ -285,6 +285,8 @@ void ft_analysis_free(struct ft_analysis *a)
 	ft_map_free(&a->bstate, free);
 	ft_map_free(&a->tasks, free);
 	ft_map_free(&a->lockaddrs, free_lockaddr);
+	ft_fallback_free(a->fb);
+	a->fb = NULL;
 	free(a->holds);
 	ft_vec_free(&a->resize_end);
 	ft_vec_free(&a->resize_dur);
@@ -586,11 +588,13 @@ void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
 		a->first_ts = ev->ts;
 	if (ev->ts > a->last_ts)
 		a->last_ts = ev->ts;
+	if (a->fb)
+		ft_fallback_feed(a->fb, ev);
 	if (ev->kind == FT_EV_MARKER) {
 		a->markers++;
 		return;
 	}
-	if (ev->lock < 0 || ev->lock >= FT_LK_NR)
+	if (ev->kind == FT_EV_STACK || ev->lock < 0 || ev->lock >= FT_LK_NR)
 		return;
 	a->nev[ev->lock]++;
 	switch (ev->lock) {

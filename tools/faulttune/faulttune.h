@@ -36,6 +36,7 @@ enum ft_kind {
 	FT_EV_RELEASE,		/* *_released */
 	FT_EV_RESIZE,		/* hugetlb_fault_mutex_resize */
 	FT_EV_MARKER,		/* ftrace:print from trace_marker */
+	FT_EV_STACK,		/* ftrace:kernel_stack (contention fallback) */
 };
 
 struct ft_event {
@@ -58,6 +59,8 @@ struct ft_event {
 	uint64_t duration_ns;
 	int result;
 	const char *marker;	/* FT_EV_MARKER only, not owned */
+	const uint64_t *stack;	/* FT_EV_STACK only: return addresses, not owned */
+	int nstack;
 };
 
 /* growable vector of u64 samples */
@@ -150,6 +153,7 @@ struct ft_analysis {
 		int result;
 	} last_resize;
 	struct ft_vec resize_end, resize_dur;	/* every resize event */
+	struct ft_fallback *fb;	/* lock:contention fallback (fallback.c) */
 };
 
 void ft_analysis_init(struct ft_analysis *a);
@@ -272,6 +276,41 @@ int ft_capture_finish(struct ft_capture *c, uint64_t *lost);	/* writes file, fre
 int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
 		      char **cpu_files, char **cpustats, size_t page_size);
 
+
+/*
+ * ksyms.c: kernel symbols (kallsyms text), struct sizes (BTF) and kernel
+ * memory (/proc/kcore) for the lock:contention fallback.
+ */
+struct ft_ksyms;
+struct ft_ksyms *ft_ksyms_parse(char *text, size_t len);	/* owns text */
+struct ft_ksyms *ft_ksyms_load(const char *path);	/* NULL: /proc/kallsyms */
+void ft_ksyms_free(struct ft_ksyms *ks);
+size_t ft_ksyms_count(const struct ft_ksyms *ks);
+/* the text / data symbol containing addr, or NULL; *off = addr - symbol */
+const char *ft_ksyms_func(const struct ft_ksyms *ks, uint64_t addr, uint64_t *off);
+const char *ft_ksyms_data(const struct ft_ksyms *ks, uint64_t addr, uint64_t *off);
+int ft_ksyms_addr(const struct ft_ksyms *ks, const char *name, uint64_t *addr);
+char *ft_tracedat_kallsyms(const char *file, size_t *len);	/* v6 only */
+long ft_btf_struct_size(const char *path, const char *name);	/* -1: unknown */
+int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
+
+/*
+ * fallback.c: on a kernel without the faulttune events, name the locks of
+ * lock:contention_begin/end from kallsyms and the kernel stack recorded
+ * with each contention_begin, find the fault mutex and memtype_lock waits
+ * and say whether the patched kernel would be worth installing.
+ */
+struct ft_fallback;
+/* record side: stack trigger and the fault mutex table marker */
+int ft_fallback_record_setup(struct ft_inst *fi);
+void ft_fallback_record_marker(struct ft_inst *fi);
+/* report side: a->fb from the file's kallsyms; fed every event */
+int ft_fallback_attach(struct ft_analysis *a, const char *file);
+void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev);
+void ft_fallback_free(struct ft_fallback *fb);
+/* the fallback sections; json: one "fallback" member, leading comma */
+void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
+		       int top);
 
 /* bench.c: the workloads, also driven by tune */
 enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE };

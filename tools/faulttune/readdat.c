@@ -24,13 +24,13 @@ struct ft_evdesc {
 	struct tep_format_field *f_mapping, *f_index, *f_hash, *f_bucket,
 		*f_nbuckets, *f_op, *f_contended, *f_wait, *f_hold,
 		*f_start, *f_end, *f_addr, *f_flags,
-		*f_old, *f_new, *f_dur, *f_result, *f_buf;
+		*f_old, *f_new, *f_dur, *f_result, *f_buf, *f_caller, *f_size;
 };
 
 enum {
 	D_H_START, D_H_ACQ, D_H_REL, D_H_RESIZE,
 	D_M_START, D_M_ACQ, D_M_REL,
-	D_C_BEGIN, D_C_END, D_PRINT, D_NR
+	D_C_BEGIN, D_C_END, D_PRINT, D_STACK, D_NR
 };
 
 static const struct {
@@ -47,6 +47,7 @@ static const struct {
 	{ "lock", "contention_begin", FT_LK_CONTENTION, FT_EV_START },
 	{ "lock", "contention_end", FT_LK_CONTENTION, FT_EV_ACQUIRE },
 	{ "ftrace", "print", -1, FT_EV_MARKER },
+	{ "ftrace", "kernel_stack", FT_LK_CONTENTION, FT_EV_STACK },
 };
 
 struct reader {
@@ -129,6 +130,18 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 		ft_analysis_feed(rd->a, &ev);
 		return 0;
 	}
+	if (d->kind == FT_EV_STACK) {
+		uint64_t n = num(d->f_size, r, &ok);
+
+		if (!ok || !d->f_caller || (unsigned int)d->f_caller->offset > (unsigned int)r->size)
+			return 0;
+		if (n > (uint64_t)(r->size - d->f_caller->offset) / 8)
+			n = (uint64_t)(r->size - d->f_caller->offset) / 8;
+		ev.stack = (const uint64_t *)((char *)r->data + d->f_caller->offset);
+		ev.nstack = (int)n;
+		ft_analysis_feed(rd->a, &ev);
+		return 0;
+	}
 	if (d->lock == FT_LK_CONTENTION) {
 		ev.mapping = num(d->f_addr, r, &ok);
 		ev.index = num(d->f_flags, r, &ok);
@@ -195,6 +208,8 @@ static int setup(struct reader *rd, const char *file)
 		d->f_dur = tep_find_field(e, "duration_ns");
 		d->f_result = tep_find_field(e, "result");
 		d->f_buf = tep_find_field(e, "buf");
+		d->f_caller = tep_find_field(e, "caller");
+		d->f_size = tep_find_field(e, "size");
 		if (i <= D_H_REL && (!d->f_hash || !d->f_bucket ||
 				     !d->f_nbuckets || !d->f_mapping)) {
 			ft_err("%s: event hugetlb:%s lacks the hash/bucket/"
@@ -202,7 +217,7 @@ static int setup(struct reader *rd, const char *file)
 			       "patches", file, ev_table[i].name);
 			return -1;
 		}
-		if (i != D_PRINT)
+		if (i != D_PRINT && i != D_STACK)
 			n++;
 	}
 	if (!n) {
@@ -664,6 +679,8 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		tracecmd_close(h);
 		return -1;
 	}
+	if (rd.d[D_C_BEGIN].event)
+		ft_fallback_attach(a, file);
 	ret = 1;
 	/* FAULTTUNE_LIBTRACECMD=1: always the library path (tests compare) */
 	if (lay.plain && tracecmd_buffer_instances(h) == 0 &&

@@ -363,6 +363,7 @@ int cmd_record(int argc, char **argv)
 	ft_inst_marker(&fi, "faulttune: phase=record-start events=%s%s%s",
 		       fi.systems[0], fi.nsys > 1 ? "," : "",
 		       fi.nsys > 1 ? fi.systems[1] : "");
+	ft_fallback_record_marker(&fi);
 	t0 = now();
 	tprog = t0 + 1;
 	if (o.cmd) {

@@ -425,7 +425,9 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 				fputc(',', f);
 			json_stats(f, name, &s->st);
 		}
-		fputs("]}}\n", f);
+		fputs("]}", f);
+		ft_fallback_print(f, a, FT_FMT_JSON, top);
+		fputs("}\n", f);
 		goto out;
 	}
 
@@ -575,7 +577,9 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 		text_row_cls(f, "all", &a->mall, 0);
 	}
 
-	if (a->nev[FT_LK_CONTENTION]) {
+	if (a->nev[FT_LK_CONTENTION] && a->fb) {
+		ft_fallback_print(f, a, FT_FMT_TEXT, top);
+	} else if (a->nev[FT_LK_CONTENTION]) {
 		fprintf(f, "\nlock:contention_begin/end fallback (kernel without the "
 			"faulttune events)\n"
 			"  can attribute: wait time per lock address and lock type flags\n"

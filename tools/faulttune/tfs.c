@@ -285,14 +285,16 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 	    tracefs_event_enable(fi->inst, "lock", "contention_end") == 0) {
 		fi->systems[fi->nsys++] = "lock";
 		fi->evset = FT_EVS_CONTENTION;
+		ft_fallback_record_setup(fi);
 		if (!quiet)
 			ft_info("faulttune: kernel without the faulttune tracepoints "
 				"(hugetlb_fault_mutex_*, memtype_lock_*): falling back "
 				"to lock:contention_begin/end.\n"
-				"  can attribute: contended waits per lock address and "
-				"lock type\n"
-				"  cannot attribute: hugetlb bucket, (mapping, index), "
-				"op, hold times, collisions vs true sharing, what-if");
+				"  can attribute: contended waits per lock, lock type, "
+				"caller and op (from a kernel stack per wait), fault "
+				"mutex bucket where the table can be found\n"
+				"  cannot attribute: (mapping, index), hold times, "
+				"collisions vs true sharing, what-if");
 		return 0;
 	}
 	ft_err("this kernel has neither the faulttune tracepoints (hugetlb, "

@@ -78,6 +78,20 @@ static void put_file64(struct out *o, const char *name)
 	free(data);
 }
 
+/* the kallsyms section: a 4-byte size, then /proc/kallsyms as it is */
+static void put_kallsyms(struct out *o)
+{
+	size_t len = 0;
+	char *text = ft_read_all("/proc/kallsyms", &len);
+
+	if (!text || len > 0xffffffffu)
+		len = 0;
+	put32(o, len);
+	if (len)
+		put(o, text, len);
+	free(text);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char * const *)a, *(char * const *)b);
@@ -166,8 +180,15 @@ int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
 	for (i = 0; i < fi->nsys; i++)
 		put_system_formats(&o, fi->systems[i], 1);
 
-	/* no kallsyms, no trace_printk formats: scalar events only */
-	put32(&o, 0);
+	/*
+	 * kallsyms only for the lock:contention fallback, whose lock
+	 * addresses and kernel stacks report names offline (and trace-cmd
+	 * report prints the stacks with names); no trace_printk formats.
+	 */
+	if (fi->evset == FT_EVS_CONTENTION)
+		put_kallsyms(&o);
+	else
+		put32(&o, 0);
 	put32(&o, 0);
 
 	put_file64(&o, "saved_cmdlines");

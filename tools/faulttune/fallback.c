@@ -1,0 +1,967 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lock:contention fallback: what a kernel without the faulttune
+ * events can still tell about the hugetlb fault mutexes and memtype_lock.
+ *
+ * lock:contention_begin/end give a lock address, the lock type flags and
+ * the wait (begin to end of one task on one address); nothing about the
+ * hold.  With the instance's "stacktrace" trigger on contention_begin,
+ * each begin is followed (or, in trigger mode, preceded) by a
+ * ftrace:kernel_stack event of the same task on the same CPU.  The first
+ * frame outside the locking code is the caller; a mutex wait whose caller
+ * is a hugetlb fault mutex site (hugetlb_fault, hugetlbfs_fallocate,
+ * remove_inode_hugepages, memfd_alloc_folio, mfill_atomic_hugetlb) is a
+ * fault mutex wait with that site's op; a spinlock wait in a PAT function
+ * is memtype_lock.  Static locks are named from kallsyms, which
+ * "faulttune record" stores in the trace.dat, so that report works
+ * offline and trace-cmd report prints the stacks with names too.
+ *
+ * The fault mutexes are one kmalloc'ed array: the bucket of an address
+ * is (addr - base) / sizeof(struct mutex).  "faulttune record" writes
+ * what it could find into a marker: the base and the size from /proc/kcore
+ * (hugetlb_fault_mutex_table and num_fault_mutexes, data symbols that need
+ * CONFIG_KALLSYMS_ALL), the stride from BTF or, without BTF, from the
+ * table's own memory (each idle mutex's wait_list points to itself).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <tracefs.h>
+#include "faulttune.h"
+
+/* lock:contention_begin flags (include/trace/events/lock.h) */
+#define LCB_F_SPIN	(1U << 0)
+#define LCB_F_READ	(1U << 1)
+#define LCB_F_WRITE	(1U << 2)
+#define LCB_F_RT	(1U << 3)
+#define LCB_F_PERCPU	(1U << 4)
+#define LCB_F_MUTEX	(1U << 5)
+
+enum fb_class { FB_OTHER, FB_FAULT_MUTEX, FB_MEMTYPE, FB_NR };
+
+#define FB_OPEN		8	/* nested waits per task */
+#define FB_PENDING	8	/* begins or stacks awaiting their pair, per CPU */
+
+struct fb_cls {
+	int cls;		/* enum fb_class */
+	int op;			/* enum ft_hop or ft_mop */
+	const char *caller;	/* first frame outside the locking code */
+};
+
+struct fb_sum {
+	uint64_t n, total, max;
+};
+
+struct fb_lock {
+	uint64_t addr;
+	uint32_t flags;		/* of the sleeping wait (a mutex spins first) */
+	struct fb_cls c;
+	int has_stack;
+	struct fb_sum w;
+};
+
+struct fb_wait {
+	uint64_t addr, ts;
+	uint32_t flags;
+	struct fb_cls c;
+	int has_stack;
+};
+
+struct fb_task {
+	struct fb_wait open[FB_OPEN];
+	int n;
+};
+
+struct fb_pend {
+	int pid;
+	uint64_t addr;		/* begins */
+	struct fb_cls c;	/* stacks */
+};
+
+struct fb_cpu {
+	struct fb_pend begin[FB_PENDING], stack[FB_PENDING];
+	int nbegin, nstack;
+};
+
+struct ft_fallback {
+	struct ft_ksyms *ks;
+	const char *ksyms_from;		/* where the symbols came from */
+	struct ft_map locks;		/* addr -> fb_lock */
+	struct ft_map tasks;		/* pid -> fb_task */
+	struct fb_cpu *cpu;
+	int ncpu;
+	struct fb_sum hop[FT_HOP_NR], mop[FT_MOP_NR], cls[FB_NR], all;
+	uint64_t begins, ends, stacks, with_stack, without_stack;
+	uint64_t stacks_used, end_unpaired, begin_unpaired, continued;
+	int recorded_cpus;		/* from the marker, else CPUs seen */
+	int max_cpu;
+	/* fault mutex table, from the record marker */
+	uint64_t table_base;
+	uint32_t table_n, mutex_bytes;
+	char table_from[48], stride_from[48], table_why[160];
+	int have_marker;
+};
+
+/* ------------------------------------------------------------------------ */
+/* classification of a kernel stack */
+
+struct site {
+	const char *func;
+	int cls, op;
+};
+
+/*
+ * The functions that lock the fault mutex table or memtype_lock
+ * themselves in 6.12 (mm/hugetlb.c, fs/hugetlbfs/inode.c, mm/memfd.c,
+ * mm/userfaultfd.c, arch/x86/mm/pat/memtype.c), plus their callers that
+ * the compiler may inline them into (remove_inode_hugepages).  The first
+ * of these outside the locking code decides; hugetlb_wp drops and retakes
+ * the mutex itself, so it is looked for before hugetlb_fault.
+ */
+static const struct site sites[] = {
+	{ "hugetlb_wp", FB_FAULT_MUTEX, FT_HOP_WP },
+	{ "hugetlb_fault", FB_FAULT_MUTEX, FT_HOP_FAULT },
+	{ "hugetlbfs_fallocate", FB_FAULT_MUTEX, FT_HOP_FALLOCATE },
+	{ "remove_inode_hugepages", FB_FAULT_MUTEX, FT_HOP_PUNCH },
+	{ "hugetlbfs_punch_hole", FB_FAULT_MUTEX, FT_HOP_PUNCH },
+	{ "hugetlb_vmtruncate", FB_FAULT_MUTEX, FT_HOP_PUNCH },
+	{ "hugetlbfs_evict_inode", FB_FAULT_MUTEX, FT_HOP_PUNCH },
+	{ "memfd_alloc_folio", FB_FAULT_MUTEX, FT_HOP_MEMFD },
+	{ "mfill_atomic_hugetlb", FB_FAULT_MUTEX, FT_HOP_UFFD_COPY },
+	{ "memtype_reserve", FB_MEMTYPE, FT_MOP_RESERVE },
+	{ "memtype_reserve_io", FB_MEMTYPE, FT_MOP_RESERVE },
+	{ "memtype_free", FB_MEMTYPE, FT_MOP_FREE },
+	{ "memtype_free_io", FB_MEMTYPE, FT_MOP_FREE },
+	{ "lookup_memtype", FB_MEMTYPE, FT_MOP_LOOKUP },
+	{ "memtype_get_idx", FB_MEMTYPE, FT_MOP_LIST },
+	{ "memtype_seq_start", FB_MEMTYPE, FT_MOP_LIST },
+	{ "memtype_seq_next", FB_MEMTYPE, FT_MOP_LIST },
+};
+
+/*
+ * Frames of the locking and tracing code itself, between the tracepoint
+ * and the code that asked for the lock.  The patched kernel's
+ * hugetlb_fault_mutex_lock() helper is one too: its caller is the site.
+ */
+static const char *const internal_prefix[] = {
+	"trace_event_raw_event_", "perf_trace_", "__traceiter_", "trace_contention",
+	"__bpf_trace", "event_triggers_call", "stacktrace_trigger", "__trace_stack",
+	"__mutex_", "mutex_", "ww_mutex_", "_raw_", "__raw_", "do_raw_",
+	"queued_", "__pv_queued_", "native_queued_", "pv_queued_",
+	"down_", "__down", "rwsem_", "__rwsem_", "rt_mutex", "__rt_mutex",
+	"rt_spin", "rt_read", "rt_write", "rwbase_", "percpu_down", "__percpu_down",
+	"osq_lock", "lock_acquire", "__lock_acquire", "spin_lock", "__spin_lock",
+	"hugetlb_fault_mutex_lock", "memtype_lock_lock",
+};
+
+/* "name" of "name.cold", "name.isra.0", "name.constprop.0" */
+static int name_is(const char *sym, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(sym, name, n) && (sym[n] == '\0' || sym[n] == '.');
+}
+
+static int is_internal(const char *sym)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(internal_prefix) / sizeof(internal_prefix[0]); i++)
+		if (!strncmp(sym, internal_prefix[i], strlen(internal_prefix[i])))
+			return 1;
+	return 0;
+}
+
+static void classify(const struct ft_ksyms *ks, const uint64_t *st, int n,
+		     struct fb_cls *c)
+{
+	int i, first = 1;
+	size_t s;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < n; i++) {
+		const char *fn = ft_ksyms_func(ks, st[i], NULL);
+
+		if (!fn) {
+			if (st[i] && first)
+				break;		/* unknown caller: say nothing */
+			continue;
+		}
+		if (is_internal(fn))
+			continue;
+		if (first) {
+			c->caller = fn;
+			first = 0;
+		}
+		for (s = 0; s < sizeof(sites) / sizeof(sites[0]); s++)
+			if (name_is(fn, sites[s].func)) {
+				c->cls = sites[s].cls;
+				c->op = sites[s].op;
+				return;
+			}
+		/*
+		 * Only the direct caller (or what the compiler inlined it
+		 * into: the site list has those) says which lock it is; a
+		 * lock taken further down a hugetlb path is another lock.
+		 */
+		return;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* record side */
+
+/*
+ * A stack with every contention_begin, through the event's own trigger
+ * (not the instance's stacktrace option, which would add one to every
+ * contention_end and marker too).  The trigger goes with the instance.
+ */
+int ft_fallback_record_setup(struct ft_inst *fi)
+{
+	if (tracefs_event_file_write(fi->inst, "lock", "contention_begin",
+				     "trigger", "stacktrace") < 0) {
+		ft_info("faulttune: cannot add a stacktrace trigger to "
+			"lock:contention_begin (%s): waits will not be attributed "
+			"to their callers", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The mutex stride from the table's memory: an idle mutex's wait_list is
+ * an empty list_head, both pointers at itself, at the same offset in every
+ * mutex; the most common distance between such self-pointing words is
+ * sizeof(struct mutex).  0 when the memory does not show it.
+ */
+static uint32_t stride_from_memory(uint64_t base, uint32_t n)
+{
+	uint64_t words[512];
+	uint32_t last = 0, diffs[512], best = 0;
+	int nd = 0, i, j, have = 0, best_n = 0;
+	size_t len = sizeof(words);
+
+	if (!n || ft_kcore_read(base, words, len))
+		return 0;
+	for (i = 0; i + 1 < (int)(len / 8); i++) {
+		uint64_t self = base + 8ULL * i;
+
+		if (words[i] != self || words[i + 1] != self)
+			continue;
+		if (have)
+			diffs[nd++] = 8 * i - last;
+		last = 8 * i;
+		have = 1;
+	}
+	for (i = 0; i < nd; i++) {
+		int c = 0;
+
+		for (j = 0; j < nd; j++)
+			c += diffs[j] == diffs[i];
+		if (c > best_n) {
+			best_n = c;
+			best = diffs[i];
+		}
+	}
+	return best_n >= 2 ? best : 0;
+}
+
+void ft_fallback_record_marker(struct ft_inst *fi)
+{
+	struct ft_ksyms *ks;
+	uint64_t tsym, nsym, base = 0;
+	uint32_t n = 0, stride = 0;
+	long btf;
+	const char *why = NULL, *sfrom = "unknown";
+	int r;
+
+	if (fi->evset != FT_EVS_CONTENTION)
+		return;
+	btf = ft_btf_struct_size(NULL, "mutex");
+	if (btf > 0) {
+		stride = btf;
+		sfrom = "btf";
+	}
+	ks = ft_ksyms_load(NULL);
+	if (!ks)
+		why = "/proc/kallsyms unreadable or its addresses hidden";
+	else if (ft_ksyms_addr(ks, "hugetlb_fault_mutex_table", &tsym) ||
+		 ft_ksyms_addr(ks, "num_fault_mutexes", &nsym))
+		why = "hugetlb_fault_mutex_table not in kallsyms (CONFIG_KALLSYMS_ALL=n)";
+	else if ((r = ft_kcore_read(tsym, &base, 8)) ||
+		 (r = ft_kcore_read(nsym, &n, 4)))
+		why = r == -ENOENT ? "no /proc/kcore (CONFIG_PROC_KCORE=n)" :
+			"/proc/kcore unreadable (lockdown?)";
+	else if (!base || !n || !ft_is_pow2(n))
+		why = "the table pointer or size read from /proc/kcore is not sane";
+	ft_ksyms_free(ks);
+	if (why)
+		base = n = 0;
+	if (!why && !stride) {
+		stride = stride_from_memory(base, n);
+		if (stride)
+			sfrom = "kcore";
+	}
+	ft_inst_marker(fi, "faulttune: fallback cpus=%d table=0x%llx nbuckets=%u "
+		       "table_from=%s mutex_bytes=%u mutex_bytes_from=%s%s%s",
+		       fi->ncpus, (unsigned long long)base, n,
+		       why ? "unknown" : "kcore", stride, sfrom,
+		       why ? " why=" : "", why ? why : "");
+}
+
+/* ------------------------------------------------------------------------ */
+/* report side */
+
+int ft_fallback_attach(struct ft_analysis *a, const char *file)
+{
+	struct ft_fallback *fb = calloc(1, sizeof(*fb));
+	size_t len = 0;
+	char *text;
+
+	if (!fb)
+		return -1;
+	text = ft_tracedat_kallsyms(file, &len);
+	if (text) {
+		fb->ks = ft_ksyms_parse(text, len);
+		fb->ksyms_from = "kallsyms stored in the file";
+	}
+	fb->max_cpu = -1;
+	a->fb = fb;
+	return 0;
+}
+
+static void free_ptr(void *p)
+{
+	free(p);
+}
+
+void ft_fallback_free(struct ft_fallback *fb)
+{
+	if (!fb)
+		return;
+	ft_map_free(&fb->locks, free_ptr);
+	ft_map_free(&fb->tasks, free_ptr);
+	ft_ksyms_free(fb->ks);
+	free(fb->cpu);
+	free(fb);
+}
+
+static struct fb_cpu *cpu_get(struct ft_fallback *fb, int cpu)
+{
+	if (cpu < 0 || cpu > 65535)
+		return NULL;
+	if (cpu > fb->max_cpu)
+		fb->max_cpu = cpu;
+	if (cpu >= fb->ncpu) {
+		int n = cpu + 1;
+		struct fb_cpu *c = realloc(fb->cpu, n * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + fb->ncpu, 0, (n - fb->ncpu) * sizeof(*c));
+		fb->cpu = c;
+		fb->ncpu = n;
+	}
+	return &fb->cpu[cpu];
+}
+
+static struct fb_task *task_get(struct ft_fallback *fb, int pid)
+{
+	void **slot = ft_map_get(&fb->tasks, (uint64_t)(unsigned int)pid + 1, 1);
+
+	if (!slot)
+		return NULL;
+	if (!*slot)
+		*slot = calloc(1, sizeof(struct fb_task));
+	return *slot;
+}
+
+static void push(struct fb_pend *arr, int *n, const struct fb_pend *p)
+{
+	if (*n == FB_PENDING) {
+		memmove(arr, arr + 1, (FB_PENDING - 1) * sizeof(*arr));
+		(*n)--;
+	}
+	arr[(*n)++] = *p;
+}
+
+/* give a stack to the task's open wait on addr, unless it has one */
+static void attach(struct ft_fallback *fb, int pid, uint64_t addr,
+		   const struct fb_cls *c)
+{
+	struct fb_task *t = task_get(fb, pid);
+	int i;
+
+	if (!t)
+		return;
+	for (i = t->n - 1; i >= 0; i--)
+		if (t->open[i].addr == addr) {
+			fb->stacks_used++;
+			if (!t->open[i].has_stack) {
+				t->open[i].c = *c;
+				t->open[i].has_stack = 1;
+			}
+			return;
+		}
+}
+
+static void on_stack(struct ft_fallback *fb, const struct ft_event *ev)
+{
+	struct fb_cpu *cpu = cpu_get(fb, ev->cpu);
+	struct fb_pend p = { .pid = ev->pid };
+
+	fb->stacks++;
+	if (!cpu)
+		return;
+	classify(fb->ks, ev->stack, ev->nstack, &p.c);
+	if (cpu->nbegin && cpu->begin[cpu->nbegin - 1].pid == ev->pid) {
+		cpu->nbegin--;
+		attach(fb, ev->pid, cpu->begin[cpu->nbegin].addr, &p.c);
+		return;
+	}
+	push(cpu->stack, &cpu->nstack, &p);
+}
+
+static void on_begin(struct ft_fallback *fb, const struct ft_event *ev)
+{
+	struct fb_task *t = task_get(fb, ev->pid);
+	struct fb_cpu *cpu = cpu_get(fb, ev->cpu);
+	struct fb_pend p = { .pid = ev->pid, .addr = ev->mapping };
+	struct fb_wait *w;
+
+	fb->begins++;
+	if (!t || !cpu)
+		return;
+	if (t->n && t->open[t->n - 1].addr == ev->mapping) {
+		/* a mutex's spin, then its sleep: one wait */
+		t->open[t->n - 1].flags = (uint32_t)ev->index;
+		fb->continued++;
+	} else {
+		if (t->n == FB_OPEN) {
+			memmove(t->open, t->open + 1, (FB_OPEN - 1) * sizeof(*w));
+			t->n--;
+			fb->begin_unpaired++;
+		}
+		w = &t->open[t->n++];
+		memset(w, 0, sizeof(*w));
+		w->addr = ev->mapping;
+		w->ts = ev->ts;
+		w->flags = (uint32_t)ev->index;
+	}
+	if (cpu->nstack && cpu->stack[cpu->nstack - 1].pid == ev->pid) {
+		cpu->nstack--;
+		attach(fb, ev->pid, ev->mapping, &cpu->stack[cpu->nstack].c);
+		return;
+	}
+	push(cpu->begin, &cpu->nbegin, &p);
+}
+
+static void sum_add(struct fb_sum *s, uint64_t w)
+{
+	s->n++;
+	s->total += w;
+	if (w > s->max)
+		s->max = w;
+}
+
+static void on_end(struct ft_fallback *fb, const struct ft_event *ev)
+{
+	struct fb_task *t = task_get(fb, ev->pid);
+	struct fb_wait w;
+	struct fb_lock *l;
+	const char *dsym;
+	uint64_t wait, off = 0;
+	void **slot;
+	int i;
+
+	fb->ends++;
+	if (!t)
+		return;
+	for (i = t->n - 1; i >= 0 && t->open[i].addr != ev->mapping; i--)
+		;
+	if (i < 0) {
+		fb->end_unpaired++;
+		return;
+	}
+	w = t->open[i];
+	/* waits opened inside this one and never closed are lost */
+	fb->begin_unpaired += t->n - 1 - i;
+	t->n = i;
+	wait = ev->ts > w.ts ? ev->ts - w.ts : 0;
+	if (w.has_stack)
+		fb->with_stack++;
+	else
+		fb->without_stack++;
+	/* a static lock's own name outranks what its caller suggests */
+	dsym = ft_ksyms_data(fb->ks, w.addr, &off);
+	if (dsym && !off && !strcmp(dsym, "memtype_lock")) {
+		if (w.c.cls != FB_MEMTYPE) {
+			w.c.cls = FB_MEMTYPE;
+			w.c.op = FT_MOP_OTHER;
+		}
+	} else if (w.c.cls == FB_MEMTYPE && dsym) {
+		w.c.cls = FB_OTHER;	/* a PAT function, another lock */
+	} else if (w.c.cls == FB_FAULT_MUTEX && !(w.flags & LCB_F_MUTEX)) {
+		w.c.cls = FB_OTHER;	/* the table holds mutexes only */
+	} else if (w.c.cls == FB_MEMTYPE && !(w.flags & LCB_F_SPIN)) {
+		w.c.cls = FB_OTHER;
+	}
+	slot = ft_map_get(&fb->locks, w.addr, 1);
+	if (!slot)
+		return;
+	if (!*slot) {
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return;
+		l->addr = w.addr;
+		*slot = l;
+	}
+	l = *slot;
+	l->flags = w.flags;
+	if (w.has_stack && (!l->has_stack || w.c.cls != FB_OTHER)) {
+		l->c = w.c;
+		l->has_stack = 1;
+	} else if (w.c.cls == FB_MEMTYPE) {
+		l->c = w.c;
+	}
+	sum_add(&l->w, wait);
+	sum_add(&fb->all, wait);
+	sum_add(&fb->cls[w.c.cls], wait);
+	if (w.c.cls == FB_FAULT_MUTEX && w.c.op < FT_HOP_NR)
+		sum_add(&fb->hop[w.c.op], wait);
+	if (w.c.cls == FB_MEMTYPE && w.c.op < FT_MOP_NR)
+		sum_add(&fb->mop[w.c.op], wait);
+}
+
+static void on_marker(struct ft_fallback *fb, const char *m)
+{
+	const char *p;
+	char from[48] = "", sfrom[48] = "";
+	unsigned long long base = 0;
+	unsigned int n = 0, bytes = 0;
+	int cpus = 0;
+
+	if (!m || !(p = strstr(m, "faulttune: fallback ")))
+		return;
+	if (sscanf(p, "faulttune: fallback cpus=%d table=%llx nbuckets=%u "
+		   "table_from=%47s mutex_bytes=%u mutex_bytes_from=%47s",
+		   &cpus, &base, &n, from, &bytes, sfrom) != 6)
+		return;
+	fb->have_marker = 1;
+	fb->recorded_cpus = cpus;
+	fb->table_base = base;
+	fb->table_n = n;
+	fb->mutex_bytes = bytes;
+	snprintf(fb->table_from, sizeof(fb->table_from), "%s", from);
+	snprintf(fb->stride_from, sizeof(fb->stride_from), "%s", sfrom);
+	p = strstr(p, " why=");
+	if (p) {
+		snprintf(fb->table_why, sizeof(fb->table_why), "%s", p + 5);
+		fb->table_why[strcspn(fb->table_why, "\n")] = '\0';
+	}
+}
+
+void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev)
+{
+	if (!fb)
+		return;
+	if (ev->kind == FT_EV_MARKER) {
+		on_marker(fb, ev->marker);
+		return;
+	}
+	if (ev->lock != FT_LK_CONTENTION)
+		return;
+	switch (ev->kind) {
+	case FT_EV_STACK:
+		on_stack(fb, ev);
+		break;
+	case FT_EV_START:
+		on_begin(fb, ev);
+		break;
+	case FT_EV_ACQUIRE:
+		on_end(fb, ev);
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* output */
+
+/* below this share of the recorded time, the table is not worth tuning */
+#define FB_VERDICT_PCT	1.0
+
+static const char *type_name(uint32_t f, char *buf, size_t len)
+{
+	static const struct { uint32_t f; const char *n; } t[] = {
+		{ LCB_F_SPIN, "spinlock" },
+		{ LCB_F_SPIN | LCB_F_READ, "rwlock:R" },
+		{ LCB_F_SPIN | LCB_F_WRITE, "rwlock:W" },
+		{ LCB_F_READ, "rwsem:R" },
+		{ LCB_F_WRITE, "rwsem:W" },
+		{ LCB_F_RT, "rt-mutex" },
+		{ LCB_F_RT | LCB_F_READ, "rwlock-rt:R" },
+		{ LCB_F_RT | LCB_F_WRITE, "rwlock-rt:W" },
+		{ LCB_F_PERCPU | LCB_F_READ, "pcpu-sem:R" },
+		{ LCB_F_PERCPU | LCB_F_WRITE, "pcpu-sem:W" },
+		{ LCB_F_MUTEX, "mutex" },
+		{ LCB_F_MUTEX | LCB_F_SPIN, "mutex-spin" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].f == f)
+			return t[i].n;
+	snprintf(buf, len, "flags=0x%x", f);
+	return buf;
+}
+
+struct fb_view {
+	const struct ft_fallback *fb;
+	struct fb_lock **lk;		/* by wait, descending */
+	size_t nlk;
+	uint64_t fm_lowest;		/* lowest fault mutex address seen */
+	size_t fm_locks;		/* distinct fault mutex addresses */
+	uint64_t fm_top_wait;		/* the most waited-on one's wait */
+	int table_ok;			/* base, size and stride known */
+	uint64_t duration, capacity;	/* ns; duration x CPUs */
+	int cpus;
+	double fm_pct, mt_pct;
+	const char *verdict, *reason;
+	char why[512];
+};
+
+static int cmp_lock(const void *x, const void *y)
+{
+	const struct fb_lock *a = *(struct fb_lock * const *)x;
+	const struct fb_lock *b = *(struct fb_lock * const *)y;
+
+	if (a->w.total != b->w.total)
+		return a->w.total < b->w.total ? 1 : -1;
+	return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
+/* "hugetlb_fault_mutex_table[17]", "memtype_lock", "jiffies_lock", an address */
+static const char *lock_name(const struct fb_view *v, const struct fb_lock *l,
+			     char *buf, size_t len)
+{
+	const struct ft_fallback *fb = v->fb;
+	const char *d;
+	uint64_t off = 0;
+
+	if (l->c.cls == FB_FAULT_MUTEX) {
+		uint64_t s = fb->mutex_bytes;
+
+		if (v->table_ok)
+			snprintf(buf, len, "hugetlb_fault_mutex_table[%llu]",
+				 (unsigned long long)((l->addr - fb->table_base) / s));
+		else if (s && !((l->addr - v->fm_lowest) % s))
+			snprintf(buf, len, "hugetlb fault mutex lowest+%llu",
+				 (unsigned long long)((l->addr - v->fm_lowest) / s));
+		else
+			snprintf(buf, len, "hugetlb fault mutex %llx",
+				 (unsigned long long)l->addr);
+		return buf;
+	}
+	if (l->c.cls == FB_MEMTYPE)
+		return "memtype_lock";
+	d = ft_ksyms_data(fb->ks, l->addr, &off);
+	if (d && !off)
+		return d;
+	if (d && off < 4096) {
+		snprintf(buf, len, "%s+0x%llx", d, (unsigned long long)off);
+		return buf;
+	}
+	snprintf(buf, len, "%llx", (unsigned long long)l->addr);
+	return buf;
+}
+
+static double pct_of(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * a / b : 0;
+}
+
+static void build_view(struct fb_view *v, const struct ft_analysis *a)
+{
+	const struct ft_fallback *fb = a->fb;
+	const struct fb_sum *fm = &fb->cls[FB_FAULT_MUTEX];
+	size_t i, n = 0;
+	int inside = 1;
+	char b[4][32];
+
+	memset(v, 0, sizeof(*v));
+	v->fb = fb;
+	v->lk = calloc(fb->locks.n + 1, sizeof(*v->lk));
+	for (i = 0; v->lk && i < fb->locks.cap; i++)
+		if (fb->locks.vals[i])
+			v->lk[n++] = fb->locks.vals[i];
+	v->nlk = n;
+	if (v->lk)
+		qsort(v->lk, n, sizeof(*v->lk), cmp_lock);
+	for (i = 0; i < n; i++) {
+		const struct fb_lock *l = v->lk[i];
+
+		if (l->c.cls != FB_FAULT_MUTEX)
+			continue;
+		if (!v->fm_locks || l->addr < v->fm_lowest)
+			v->fm_lowest = l->addr;
+		if (l->w.total > v->fm_top_wait)
+			v->fm_top_wait = l->w.total;
+		v->fm_locks++;
+		if (fb->table_n && fb->mutex_bytes &&
+		    (l->addr < fb->table_base ||
+		     (l->addr - fb->table_base) % fb->mutex_bytes ||
+		     (l->addr - fb->table_base) / fb->mutex_bytes >= fb->table_n))
+			inside = 0;
+	}
+	v->table_ok = fb->table_base && fb->table_n && fb->mutex_bytes && inside;
+	v->duration = a->last_ts > a->first_ts ? a->last_ts - a->first_ts : 0;
+	v->cpus = fb->recorded_cpus > 0 ? fb->recorded_cpus : fb->max_cpu + 1;
+	if (v->cpus < 1)
+		v->cpus = 1;
+	v->capacity = v->duration * (uint64_t)v->cpus;
+	v->fm_pct = pct_of(fm->total, v->capacity);
+	v->mt_pct = pct_of(fb->cls[FB_MEMTYPE].total, v->capacity);
+
+	if (!fb->ks) {
+		v->verdict = "unknown";
+		v->reason = "the recording has no kallsyms: the waits cannot be "
+			"attributed (record with faulttune record)";
+	} else if (!fb->stacks) {
+		v->verdict = "unknown";
+		v->reason = "the recording has no kernel stacks with its "
+			"contention_begin events: the waits cannot be attributed "
+			"(record with faulttune record)";
+	} else if (!fm->n) {
+		v->verdict = "not-limiting";
+		v->reason = "no hugetlb fault mutex waits were recorded: the table "
+			"size does not limit what ran (did it fault hugetlb pages?)";
+	} else if (v->fm_pct < FB_VERDICT_PCT) {
+		v->verdict = "not-limiting";
+		snprintf(v->why, sizeof(v->why), "hugetlb fault mutex waits are "
+			 "%.2f%% of recorded time (%s over %s x %d CPUs), below %.0f%%: "
+			 "the table size is not what limits this workload",
+			 v->fm_pct, ft_fmt_ns(fm->total, b[0], 32),
+			 ft_fmt_ns(v->duration, b[1], 32), v->cpus, FB_VERDICT_PCT);
+		v->reason = v->why;
+	} else {
+		/*
+		 * Many contended mutexes can be collisions or many shared
+		 * pages (each page has its own mutex), one can be a single
+		 * hot page or a collision: only the (mapping, index) of the
+		 * patched kernel's events tells, so the spread is shown and
+		 * the decision left to them.
+		 */
+		v->verdict = "may-limit";
+		snprintf(v->why, sizeof(v->why), "hugetlb fault mutex waits are "
+			 "%.1f%% of recorded time (%s over %s x %d CPUs), on %zu "
+			 "mutexes (the busiest has %.0f%% of the wait): the table "
+			 "may limit this workload; a bigger table helps only if "
+			 "they are hash collisions, not tasks faulting the same "
+			 "pages, which the patched kernel's events tell: install "
+			 "it and run faulttune tune",
+			 v->fm_pct, ft_fmt_ns(fm->total, b[0], 32),
+			 ft_fmt_ns(v->duration, b[1], 32), v->cpus, v->fm_locks,
+			 pct_of(v->fm_top_wait, fm->total));
+		v->reason = v->why;
+	}
+}
+
+static void sum_json(FILE *f, const char *name, const struct fb_sum *s)
+{
+	fputs("{\"name\":", f);
+	ft_json_str(f, name);
+	fprintf(f, ",\"waits\":%llu,\"wait_total_ns\":%llu,\"wait_max_ns\":%llu,"
+		"\"hold\":null}", (unsigned long long)s->n,
+		(unsigned long long)s->total, (unsigned long long)s->max);
+}
+
+static void sum_text(FILE *f, const char *name, const char *type,
+		     const struct fb_sum *s, const char *caller)
+{
+	char b[3][32];
+
+	fprintf(f, "%-34s %-10s %8llu %10s %10s %10s %5s  %s\n", name, type,
+		(unsigned long long)s->n, ft_fmt_ns(s->total, b[0], 32),
+		ft_fmt_ns(s->n ? s->total / s->n : 0, b[1], 32),
+		ft_fmt_ns(s->max, b[2], 32), "n/a", caller ? caller : "");
+}
+
+static void print_json(FILE *f, struct fb_view *v, int top)
+{
+	const struct ft_fallback *fb = v->fb;
+	size_t i;
+	int k;
+	char nb[96], tb[32];
+
+	fprintf(f, ",\"fallback\":{\"hold_measured\":false,"
+		"\"kallsyms\":%s,\"kallsyms_symbols\":%zu,\"stacks\":%llu,"
+		"\"waits\":%llu,\"waits_with_stack\":%llu,"
+		"\"waits_without_stack\":%llu,\"unpaired\":{\"begin\":%llu,"
+		"\"end\":%llu,\"stack\":%llu},\"spin_then_sleep\":%llu,",
+		fb->ks ? "true" : "false", ft_ksyms_count(fb->ks),
+		(unsigned long long)fb->stacks, (unsigned long long)fb->all.n,
+		(unsigned long long)fb->with_stack,
+		(unsigned long long)fb->without_stack,
+		(unsigned long long)fb->begin_unpaired,
+		(unsigned long long)fb->end_unpaired,
+		(unsigned long long)(fb->stacks - fb->stacks_used),
+		(unsigned long long)fb->continued);
+	fprintf(f, "\"table\":{\"base\":");
+	if (v->table_ok)
+		fprintf(f, "\"0x%llx\",\"base_from\":\"kcore\",\"nbuckets\":%u",
+			(unsigned long long)fb->table_base, fb->table_n);
+	else
+		fprintf(f, "null,\"base_from\":%s,\"nbuckets\":null",
+			fb->mutex_bytes && v->fm_locks ? "\"lowest address seen\"" :
+			"null");
+	fprintf(f, ",\"mutex_bytes\":");
+	if (fb->mutex_bytes)
+		fprintf(f, "%u,\"mutex_bytes_from\":\"%s\"", fb->mutex_bytes,
+			fb->stride_from);
+	else
+		fputs("null,\"mutex_bytes_from\":null", f);
+	fputs(",\"not_known\":", f);
+	ft_json_str(f, fb->table_why[0] ? fb->table_why : "");
+	fprintf(f, ",\"contended_mutexes\":%zu},\"locks\":[", v->fm_locks);
+	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++) {
+		const struct fb_lock *l = v->lk[i];
+
+		if (k)
+			fputc(',', f);
+		fputs("{\"lock\":", f);
+		ft_json_str(f, lock_name(v, l, nb, sizeof(nb)));
+		fprintf(f, ",\"addr\":\"0x%llx\",\"type\":", (unsigned long long)l->addr);
+		ft_json_str(f, type_name(l->flags, tb, sizeof(tb)));
+		fprintf(f, ",\"class\":\"%s\",\"caller\":",
+			l->c.cls == FB_FAULT_MUTEX ? "hugetlb_fault_mutex" :
+			l->c.cls == FB_MEMTYPE ? "memtype_lock" : "other");
+		if (l->c.caller)
+			ft_json_str(f, l->c.caller);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"waits\":%llu,\"wait_total_ns\":%llu,"
+			"\"wait_max_ns\":%llu,\"hold\":null}",
+			(unsigned long long)l->w.n, (unsigned long long)l->w.total,
+			(unsigned long long)l->w.max);
+	}
+	fputs("],\"hugetlb_fault_mutex\":{\"total\":", f);
+	sum_json(f, "all", &fb->cls[FB_FAULT_MUTEX]);
+	fputs(",\"ops\":[", f);
+	for (k = 0; k < FT_HOP_NR; k++) {
+		if (k)
+			fputc(',', f);
+		sum_json(f, ft_hop_name(k), &fb->hop[k]);
+	}
+	fputs("]},\"memtype_lock\":{\"total\":", f);
+	sum_json(f, "all", &fb->cls[FB_MEMTYPE]);
+	fputs(",\"ops\":[", f);
+	for (k = 0; k < FT_MOP_NR; k++) {
+		if (k)
+			fputc(',', f);
+		sum_json(f, ft_mop_name(k), &fb->mop[k]);
+	}
+	fprintf(f, "]},\"on_this_kernel\":{\"duration_ns\":%llu,\"cpus\":%d,"
+		"\"fault_mutex_wait_ns\":%llu,\"fault_mutex_pct\":%.4f,"
+		"\"memtype_wait_ns\":%llu,\"memtype_pct\":%.4f,"
+		"\"threshold_pct\":%.1f,\"verdict\":\"%s\",\"reason\":",
+		(unsigned long long)v->duration, v->cpus,
+		(unsigned long long)fb->cls[FB_FAULT_MUTEX].total, v->fm_pct,
+		(unsigned long long)fb->cls[FB_MEMTYPE].total, v->mt_pct,
+		FB_VERDICT_PCT, v->verdict);
+	ft_json_str(f, v->reason);
+	fputs("}}", f);
+}
+
+static void print_text(FILE *f, struct fb_view *v, int top)
+{
+	const struct ft_fallback *fb = v->fb;
+	const struct fb_sum *fm = &fb->cls[FB_FAULT_MUTEX], *mt = &fb->cls[FB_MEMTYPE];
+	char nb[96], tb[32], b[4][32];
+	size_t i;
+	int k;
+
+	fprintf(f, "\nlock:contention_begin/end fallback (kernel without the "
+		"faulttune events)\n"
+		"  waits: contention_begin to contention_end of one task; hold "
+		"times are not traced here (n/a)\n");
+	fprintf(f, "  symbols: %s; kernel stacks: %llu, waits with one %llu of %llu\n",
+		fb->ks ? "kallsyms stored in the file" : "none in the file (locks "
+		"stay addresses)", (unsigned long long)fb->stacks,
+		(unsigned long long)fb->with_stack, (unsigned long long)fb->all.n);
+	if (fb->begin_unpaired || fb->end_unpaired)
+		fprintf(f, "  unpaired: begin %llu, end %llu\n",
+			(unsigned long long)fb->begin_unpaired,
+			(unsigned long long)fb->end_unpaired);
+	fprintf(f, "\ncontended locks (top %d of %zu by wait)\n",
+		top < (int)v->nlk ? top : (int)v->nlk, v->nlk);
+	fprintf(f, "%-34s %-10s %8s %10s %10s %10s %5s  %s\n", "lock", "type",
+		"waits", "wait_tot", "wait_avg", "wait_max", "hold", "caller");
+	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++) {
+		const struct fb_lock *l = v->lk[i];
+
+		sum_text(f, lock_name(v, l, nb, sizeof(nb)),
+			 type_name(l->flags, tb, sizeof(tb)), &l->w, l->c.caller);
+	}
+	sum_text(f, "all", "", &fb->all, NULL);
+
+	fprintf(f, "\nhugetlb fault mutex waits by op (from the caller in the stack)\n");
+	fprintf(f, "%-34s %-10s %8s %10s %10s %10s %5s\n", "op", "", "waits",
+		"wait_tot", "wait_avg", "wait_max", "hold");
+	for (k = 0; k < FT_HOP_NR; k++)
+		if (fb->hop[k].n)
+			sum_text(f, ft_hop_name(k), "", &fb->hop[k], NULL);
+	sum_text(f, "all", "", fm, NULL);
+	if (v->table_ok)
+		fprintf(f, "buckets: %zu of the table's %u mutexes contended "
+			"(table at %llx from /proc/kcore, %u-byte mutexes from %s)\n",
+			v->fm_locks, fb->table_n,
+			(unsigned long long)fb->table_base, fb->mutex_bytes,
+			fb->stride_from);
+	else if (fb->mutex_bytes && v->fm_locks)
+		fprintf(f, "buckets: %zu mutexes contended, numbered from the "
+			"lowest address seen in %u-byte steps (from %s); the "
+			"table's base and size are not known%s%s\n", v->fm_locks,
+			fb->mutex_bytes, fb->stride_from,
+			fb->table_why[0] ? ": " : "", fb->table_why);
+	else if (v->fm_locks)
+		fprintf(f, "buckets: %zu distinct mutex addresses contended; the "
+			"table's base and sizeof(struct mutex) are not known%s%s\n",
+			v->fm_locks, fb->table_why[0] ? ": " : "", fb->table_why);
+
+	if (mt->n) {
+		fprintf(f, "\nmemtype_lock waits by op (from the caller in the stack)\n");
+		for (k = 0; k < FT_MOP_NR; k++)
+			if (fb->mop[k].n)
+				sum_text(f, ft_mop_name(k), "", &fb->mop[k], NULL);
+		sum_text(f, "all", "", mt, NULL);
+	}
+
+	fprintf(f, "\non this kernel\n");
+	fprintf(f, "  recorded: %s x %d CPUs\n", ft_fmt_ns(v->duration, b[0], 32),
+		v->cpus);
+	fprintf(f, "  hugetlb fault mutex waits: %llu, %s, %.2f%% of recorded time",
+		(unsigned long long)fm->n, ft_fmt_ns(fm->total, b[1], 32), v->fm_pct);
+	for (k = 0; k < FT_HOP_NR; k++)
+		if (fb->hop[k].n)
+			fprintf(f, "; %s %s", ft_hop_name(k),
+				ft_fmt_ns(fb->hop[k].total, b[2], 32));
+	fprintf(f, "\n  memtype_lock waits: %llu, %s, %.2f%% of recorded time\n",
+		(unsigned long long)mt->n, ft_fmt_ns(mt->total, b[3], 32), v->mt_pct);
+	fprintf(f, "  verdict: %s: %s\n", v->verdict, v->reason);
+}
+
+void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
+		       int top)
+{
+	struct fb_view v;
+
+	if (!a->fb || (!a->fb->begins && !a->nev[FT_LK_CONTENTION]))
+		return;
+	build_view(&v, a);
+	if (fmt == FT_FMT_JSON)
+		print_json(f, &v, top);
+	else if (fmt == FT_FMT_TEXT)
+		print_text(f, &v, top);
+	free(v.lk);
+}

@@ -605,7 +605,8 @@ void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
 		feed_memtype(a, ev);
 		break;
 	case FT_LK_CONTENTION:
-		feed_contention(a, ev);
+		if (!a->fb)	/* fallback.c pairs them when it can */
+			feed_contention(a, ev);
 		break;
 	}
 }

@@ -313,22 +313,28 @@ void ft_fallback_record_marker(struct ft_inst *fi)
 /* ------------------------------------------------------------------------ */
 /* report side */
 
-int ft_fallback_attach(struct ft_analysis *a, const char *file)
+struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from)
 {
 	struct ft_fallback *fb = calloc(1, sizeof(*fb));
-	size_t len = 0;
-	char *text;
 
-	if (!fb)
-		return -1;
-	text = ft_tracedat_kallsyms(file, &len);
-	if (text) {
-		fb->ks = ft_ksyms_parse(text, len);
-		fb->ksyms_from = "kallsyms stored in the file";
+	if (!fb) {
+		ft_ksyms_free(ks);
+		return NULL;
 	}
+	fb->ks = ks;
+	fb->ksyms_from = from;
 	fb->max_cpu = -1;
-	a->fb = fb;
-	return 0;
+	return fb;
+}
+
+int ft_fallback_attach(struct ft_analysis *a, const char *file)
+{
+	size_t len = 0;
+	char *text = ft_tracedat_kallsyms(file, &len);
+
+	a->fb = ft_fallback_new(text ? ft_ksyms_parse(text, len) : NULL,
+				"kallsyms stored in the file");
+	return a->fb ? 0 : -1;
 }
 
 static void free_ptr(void *p)
@@ -886,8 +892,8 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 		"  waits: contention_begin to contention_end of one task; hold "
 		"times are not traced here (n/a)\n");
 	fprintf(f, "  symbols: %s; kernel stacks: %llu, waits with one %llu of %llu\n",
-		fb->ks ? "kallsyms stored in the file" : "none in the file (locks "
-		"stay addresses)", (unsigned long long)fb->stacks,
+		fb->ks ? fb->ksyms_from : "no kallsyms in the file (locks stay "
+		"addresses)", (unsigned long long)fb->stacks,
 		(unsigned long long)fb->with_stack, (unsigned long long)fb->all.n);
 	if (fb->begin_unpaired || fb->end_unpaired)
 		fprintf(f, "  unpaired: begin %llu, end %llu\n",

@@ -305,6 +305,7 @@ struct ft_fallback;
 int ft_fallback_record_setup(struct ft_inst *fi);
 void ft_fallback_record_marker(struct ft_inst *fi);
 /* report side: a->fb from the file's kallsyms; fed every event */
+struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
 int ft_fallback_attach(struct ft_analysis *a, const char *file);
 void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev);
 void ft_fallback_free(struct ft_fallback *fb);

@@ -41,7 +41,10 @@ static int cmp_ksym(const void *x, const void *y)
 {
 	const struct ksym *a = x, *b = y;
 
-	return (a->addr > b->addr) - (a->addr < b->addr);
+	if (a->addr != b->addr)
+		return a->addr > b->addr ? 1 : -1;
+	/* aliases in the order kallsyms lists them: names are in that order */
+	return (a->name > b->name) - (a->name < b->name);
 }
 
 /*
@@ -157,9 +160,12 @@ static const char *contain(const struct ft_ksyms *ks, uint64_t addr,
 	i = below(ks, addr);
 	if (i < 0 || (size_t)i + 1 >= ks->n)
 		return NULL;
-	/* aliases share an address: take one of the wanted class */
-	while (i > 0 && ks->sym[i - 1].addr == ks->sym[i].addr && !cls(ks->sym[i].type))
+	/* aliases share an address: the first listed of the wanted class */
+	while (i > 0 && ks->sym[i - 1].addr == ks->sym[i].addr)
 		i--;
+	while ((size_t)i + 1 < ks->n && ks->sym[i + 1].addr == ks->sym[i].addr &&
+	       !cls(ks->sym[i].type))
+		i++;
 	if (!cls(ks->sym[i].type))
 		return NULL;
 	if (off)

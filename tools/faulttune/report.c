@@ -412,21 +412,26 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 				fputc(',', f);
 			json_stats(f, ft_mop_name(i), &a->mop[i]);
 		}
-		fputs("]},\"lock_contention\":{\"total\":", f);
-		json_stats(f, "all", &a->call);
-		fputs(",\"locks\":[", f);
-		for (i = 0; i < nla; i++) {
-			struct ft_lockaddr_stats *s = la[i];
-			char name[32];
-
-			snprintf(name, sizeof(name), "0x%llx",
-				 (unsigned long long)s->addr);
-			if (i)
-				fputc(',', f);
-			json_stats(f, name, &s->st);
-		}
 		fputs("]}", f);
-		ft_fallback_print(f, a, FT_FMT_JSON, top);
+		if (a->fb) {
+			/* its own member: names, callers, ops, no hold numbers */
+			ft_fallback_print(f, a, FT_FMT_JSON, top);
+		} else {
+			fputs(",\"lock_contention\":{\"total\":", f);
+			json_stats(f, "all", &a->call);
+			fputs(",\"locks\":[", f);
+			for (i = 0; i < nla; i++) {
+				struct ft_lockaddr_stats *s = la[i];
+				char name[32];
+
+				snprintf(name, sizeof(name), "0x%llx",
+					 (unsigned long long)s->addr);
+				if (i)
+					fputc(',', f);
+				json_stats(f, name, &s->st);
+			}
+			fputs("]}", f);
+		}
 		fputs("}\n", f);
 		goto out;
 	}

@@ -267,8 +267,15 @@ static uint32_t stride_from_memory(uint64_t base, uint32_t n)
 	return best_n >= 2 ? best : 0;
 }
 
-void ft_fallback_record_marker(struct ft_inst *fi)
+/*
+ * What the report needs to know about this kernel, as text for record's
+ * start marker (so the file says it, and trace-cmd report shows it):
+ * " fallback cpus=N table=ADDR nbuckets=N table_from=kcore|unknown
+ * mutex_bytes=N mutex_bytes_from=btf|kcore|unknown[ why=...]", or "".
+ */
+const char *ft_fallback_marker_text(struct ft_inst *fi)
 {
+	static char text[320];
 	struct ft_ksyms *ks;
 	uint64_t tsym, nsym, base = 0;
 	uint32_t n = 0, stride = 0;
@@ -277,7 +284,7 @@ void ft_fallback_record_marker(struct ft_inst *fi)
 	int r;
 
 	if (fi->evset != FT_EVS_CONTENTION)
-		return;
+		return "";
 	btf = ft_btf_struct_size(NULL, "mutex");
 	if (btf > 0) {
 		stride = btf;
@@ -303,11 +310,12 @@ void ft_fallback_record_marker(struct ft_inst *fi)
 		if (stride)
 			sfrom = "kcore";
 	}
-	ft_inst_marker(fi, "faulttune: fallback cpus=%d table=0x%llx nbuckets=%u "
-		       "table_from=%s mutex_bytes=%u mutex_bytes_from=%s%s%s",
-		       fi->ncpus, (unsigned long long)base, n,
-		       why ? "unknown" : "kcore", stride, sfrom,
-		       why ? " why=" : "", why ? why : "");
+	snprintf(text, sizeof(text), " fallback cpus=%d table=0x%llx nbuckets=%u "
+		 "table_from=%s mutex_bytes=%u mutex_bytes_from=%s%s%s",
+		 fi->ncpus, (unsigned long long)base, n,
+		 why ? "unknown" : "kcore", stride, sfrom,
+		 why ? " why=" : "", why ? why : "");
+	return text;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -548,9 +556,9 @@ static void on_marker(struct ft_fallback *fb, const char *m)
 	unsigned int n = 0, bytes = 0;
 	int cpus = 0;
 
-	if (!m || !(p = strstr(m, "faulttune: fallback ")))
+	if (!m || !(p = strstr(m, " fallback cpus=")))
 		return;
-	if (sscanf(p, "faulttune: fallback cpus=%d table=%llx nbuckets=%u "
+	if (sscanf(p, " fallback cpus=%d table=%llx nbuckets=%u "
 		   "table_from=%47s mutex_bytes=%u mutex_bytes_from=%47s",
 		   &cpus, &base, &n, from, &bytes, sfrom) != 6)
 		return;

@@ -301,9 +301,9 @@ int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
  * and say whether the patched kernel would be worth installing.
  */
 struct ft_fallback;
-/* record side: stack trigger and the fault mutex table marker */
+/* record side: stack trigger, and the fault mutex table for the marker */
 int ft_fallback_record_setup(struct ft_inst *fi);
-void ft_fallback_record_marker(struct ft_inst *fi);
+const char *ft_fallback_marker_text(struct ft_inst *fi);
 /* report side: a->fb from the file's kallsyms; fed every event */
 struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
 int ft_fallback_attach(struct ft_analysis *a, const char *file);

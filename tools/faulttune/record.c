@@ -360,10 +360,10 @@ int cmd_record(int argc, char **argv)
 		ft_err("cannot turn tracing on in %s", fi.name);
 		goto out;
 	}
-	ft_inst_marker(&fi, "faulttune: phase=record-start events=%s%s%s",
+	ft_inst_marker(&fi, "faulttune: phase=record-start events=%s%s%s%s",
 		       fi.systems[0], fi.nsys > 1 ? "," : "",
-		       fi.nsys > 1 ? fi.systems[1] : "");
-	ft_fallback_record_marker(&fi);
+		       fi.nsys > 1 ? fi.systems[1] : "",
+		       ft_fallback_marker_text(&fi));
 	t0 = now();
 	tprog = t0 + 1;
 	if (o.cmd) {

@@ -230,7 +230,8 @@ static void test_attribution(void)
 
 	ft_analysis_init(&a);
 	a.fb = ft_fallback_new(syms(), "test symbols");
-	ev_marker(&a, 1000, "faulttune: fallback cpus=4 table=0x0 nbuckets=0 "
+	ev_marker(&a, 1000, "faulttune: phase=record-start events=lock fallback "
+		  "cpus=4 table=0x0 nbuckets=0 "
 		  "table_from=unknown mutex_bytes=32 mutex_bytes_from=btf "
 		  "why=no /proc/kcore (CONFIG_PROC_KCORE=n)");
 	/* fault: spin (stack after begin), then sleep (stack after), 4000 */
@@ -339,7 +340,8 @@ static void test_table_and_verdict(void)
 
 	ft_analysis_init(&a);
 	a.fb = ft_fallback_new(syms(), "test symbols");
-	ev_marker(&a, 1, "faulttune: fallback cpus=2 table=0xffff888100000000 "
+	ev_marker(&a, 1, "faulttune: phase=record-start events=lock fallback "
+		  "cpus=2 table=0xffff888100000000 "
 		  "nbuckets=64 table_from=kcore mutex_bytes=32 mutex_bytes_from=kcore");
 	/* 10 waits of 1 us on buckets 3 and 17 in 1 s x 2 CPUs: 0.0005% */
 	for (i = 0; i < 10; i++) {

@@ -274,6 +274,16 @@ else
 fi
 
 # ---------------------------------------------------------------------------
+group "fallback: faulttune record + report on the stock kernel"
+VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm fallback-stock stock "run-tests /ft/tests/faulttune-fallback.t"
+rc=$?
+collect "fallback-stock/" "$logs/fallback-stock.log"
+case $rc in
+0|1) ok "fallback-stock: kernel log clean, guest finished" ;;
+*) not_ok "fallback-stock: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/fallback-stock.err" | head -40 ;;
+esac
+
+# ---------------------------------------------------------------------------
 group "selftests: the kernel's hugetlb selftests, stock vs patched"
 selftests
 finish

@@ -965,6 +965,63 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 	fprintf(f, "  verdict: %s: %s\n", v->verdict, v->reason);
 }
 
+/* CSV: a block of its own after a blank line, like the what-if table */
+static void csv_field(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void print_csv(FILE *f, struct fb_view *v, int top)
+{
+	const struct ft_fallback *fb = v->fb;
+	char nb[96], tb[32];
+	size_t i;
+	int k;
+
+	fputs("\nlock,addr,type,class,op,caller,waits,wait_total_ns,wait_max_ns,"
+	      "hold\n", f);
+	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++) {
+		const struct fb_lock *l = v->lk[i];
+
+		csv_field(f, lock_name(v, l, nb, sizeof(nb)));
+		fprintf(f, ",0x%llx,%s,%s,%s,", (unsigned long long)l->addr,
+			type_name(l->flags, tb, sizeof(tb)),
+			l->c.cls == FB_FAULT_MUTEX ? "hugetlb_fault_mutex" :
+			l->c.cls == FB_MEMTYPE ? "memtype_lock" : "other",
+			l->c.cls == FB_FAULT_MUTEX ? ft_hop_name(l->c.op) :
+			l->c.cls == FB_MEMTYPE ? ft_mop_name(l->c.op) : "");
+		csv_field(f, l->c.caller);
+		fprintf(f, ",%llu,%llu,%llu,n/a\n", (unsigned long long)l->w.n,
+			(unsigned long long)l->w.total,
+			(unsigned long long)l->w.max);
+	}
+	fputs("\nlock,op,waits,wait_total_ns,wait_max_ns,hold\n", f);
+	for (k = 0; k < FT_HOP_NR; k++)
+		fprintf(f, "hugetlb_fault_mutex,%s,%llu,%llu,%llu,n/a\n",
+			ft_hop_name(k), (unsigned long long)fb->hop[k].n,
+			(unsigned long long)fb->hop[k].total,
+			(unsigned long long)fb->hop[k].max);
+	for (k = 0; k < FT_MOP_NR; k++)
+		fprintf(f, "memtype_lock,%s,%llu,%llu,%llu,n/a\n",
+			ft_mop_name(k), (unsigned long long)fb->mop[k].n,
+			(unsigned long long)fb->mop[k].total,
+			(unsigned long long)fb->mop[k].max);
+	fputs("\nduration_ns,cpus,fault_mutex_wait_ns,fault_mutex_pct,"
+	      "memtype_wait_ns,memtype_pct,verdict,reason\n", f);
+	fprintf(f, "%llu,%d,%llu,%.4f,%llu,%.4f,%s,",
+		(unsigned long long)v->duration, v->cpus,
+		(unsigned long long)fb->cls[FB_FAULT_MUTEX].total, v->fm_pct,
+		(unsigned long long)fb->cls[FB_MEMTYPE].total, v->mt_pct, v->verdict);
+	csv_field(f, v->reason);
+	fputc('\n', f);
+}
+
 void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
 		       int top)
 {
@@ -975,7 +1032,9 @@ void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
 	build_view(&v, a);
 	if (fmt == FT_FMT_JSON)
 		print_json(f, &v, top);
-	else if (fmt == FT_FMT_TEXT)
+	else if (fmt == FT_FMT_CSV)
+		print_csv(f, &v, top);
+	else
 		print_text(f, &v, top);
 	free(v.lk);
 }

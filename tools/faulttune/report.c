@@ -476,6 +476,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 					(unsigned long long)w[i].sharing,
 					(unsigned long long)w[i].share_wait_ns);
 		}
+		ft_fallback_print(f, a, FT_FMT_CSV, top);
 		goto out;
 	}
 

@@ -303,6 +303,14 @@ static void test_attribution(void)
 	HAS(out, "\"verdict\":\"may-limit\"");
 	free(out);
 
+	out = report(&a, FT_FMT_CSV);
+	HAS(out, "\nlock,addr,type,class,op,caller,waits,wait_total_ns,wait_max_ns,hold\n");
+	HAS(out, "\"memtype_lock\",0xffffffff82000000,spinlock,memtype_lock,lookup,"
+	    "\"lookup_memtype\",1,300,300,n/a\n");
+	HAS(out, "hugetlb_fault_mutex,fault,1,4000,4000,n/a\n");
+	HAS(out, ",may-limit,\"hugetlb fault mutex waits are 22.8%");
+	free(out);
+
 	out = report(&a, FT_FMT_TEXT);
 	HAS(out, "hugetlb fault mutex lowest+0");
 	HAS(out, "memtype_lock");

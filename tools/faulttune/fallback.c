@@ -739,8 +739,9 @@ static void build_view(struct fb_view *v, const struct ft_analysis *a)
 
 	if (!fb->ks) {
 		v->verdict = "unknown";
-		v->reason = "the recording has no kallsyms: the waits cannot be "
-			"attributed (record with faulttune record)";
+		v->reason = "no kallsyms readable in the recording (they are read "
+			"from version 6 files: faulttune record, or trace-cmd "
+			"record --file-version 6): the waits cannot be attributed";
 	} else if (!fb->stacks) {
 		v->verdict = "unknown";
 		v->reason = "the recording has no kernel stacks with its "
@@ -900,8 +901,8 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 		"  waits: contention_begin to contention_end of one task; hold "
 		"times are not traced here (n/a)\n");
 	fprintf(f, "  symbols: %s; kernel stacks: %llu, waits with one %llu of %llu\n",
-		fb->ks ? fb->ksyms_from : "no kallsyms in the file (locks stay "
-		"addresses)", (unsigned long long)fb->stacks,
+		fb->ks ? fb->ksyms_from : "no kallsyms readable in the file "
+		"(locks stay addresses)", (unsigned long long)fb->stacks,
 		(unsigned long long)fb->with_stack, (unsigned long long)fb->all.n);
 	if (fb->begin_unpaired || fb->end_unpaired)
 		fprintf(f, "  unpaired: begin %llu, end %llu\n",

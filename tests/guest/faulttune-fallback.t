@@ -48,9 +48,11 @@ if [ ! -d $T/events/hugetlb ]; then
 	sed -n '/^lock:contention/,$p' $W/s.rep | head -40 | sed 's/^/# /'
 
 	fw=$(opwaits fault $W/s.json)
+	pu=$(opwaits punch $W/s.json)
 	all=$(after '"hugetlb_fault_mutex":{"total":{"name":"all","waits":' $W/s.json)
-	[ "${fw:-0}" -gt 0 ] && [ "$fw" = "$all" ]
-	t $? "share: fault mutex waits, all of them faults ($fw of $all)"
+	echo "# share: fault mutex waits $all: fault ${fw:-0}, punch/truncate ${pu:-0}"
+	[ "${fw:-0}" -gt 0 ] && [ $((fw + ${pu:-0})) = "$all" ]
+	t $? "share: fault mutex waits in faults, and only truncation at teardown besides"
 	nb=$(after '"base_from":"kcore","nbuckets":' $W/s.json)
 	possible=$(sed 's/.*-//' /sys/devices/system/cpu/possible)
 	want=1
@@ -89,16 +91,29 @@ if [ ! -d $T/events/hugetlb ]; then
 	bar=$(for r in /sys/bus/pci/devices/*/resource[0-9]; do
 		[ -e "$r" ] && [ "$(stat -c %s "$r")" -ge 65536 ] && echo "$r"; done | head -n 1)
 	if [ -n "$bar" ]; then
-		faulttune record -o $W/m.dat -- faulttune bench -w memtype -t 4 -i 500 -r 1 \
-			>$W/m.out 2>$W/m.err
-		t $? "record the memtype workload"
+		# Contention we can count on: 2000 entries in the memtype tree
+		# and a reader of pat_memtype_list walking them under the lock
+		# while the workload reserves, looks up and frees.
+		ft_memhold "$bar" 2000 $W/held & hold=$!
+		i=0
+		while [ ! -e $W/held ] && [ $i -lt 600 ] && kill -0 $hold 2>/dev/null; do
+			sleep 0.1; i=$((i + 1))
+		done
+		faulttune record -o $W/m.dat -- sh -c "
+			(while :; do cat /sys/kernel/debug/x86/pat_memtype_list >/dev/null; done) &
+			faulttune bench -w memtype -R $bar -t 4 -i 300 -r 1; s=\$?
+			kill \$!; exit \$s" >$W/m.out 2>$W/m.err
+		t $? "record the memtype workload beside a grown memtype tree"
+		kill $hold 2>/dev/null
+		wait $hold 2>/dev/null
 		faulttune report --json --top 100000 $W/m.dat >$W/m.json 2>&1
 		t $? "faulttune report --json reads it"
 		faulttune report $W/m.dat 2>&1 | sed -n '/^memtype_lock waits/,/^all/p' | sed 's/^/# /'
 		mw=$(after '"memtype_lock":{"total":{"name":"all","waits":' $W/m.json)
-		ops=$(( $(opwaits reserve $W/m.json) + $(opwaits free $W/m.json) + $(opwaits lookup $W/m.json) ))
+		ops=$(( $(opwaits reserve $W/m.json) + $(opwaits free $W/m.json) +
+			$(opwaits lookup $W/m.json) + $(opwaits list $W/m.json) ))
 		[ "${mw:-0}" -gt 0 ] && [ "$ops" = "$mw" ]
-		t $? "memtype: memtype_lock waits, each with its op ($ops of $mw in reserve/free/lookup)"
+		t $? "memtype: memtype_lock waits, each with its op ($ops of ${mw:-0} in reserve/free/lookup/list)"
 		grep -q '"lock":"memtype_lock","addr":"0x[0-9a-f]*","type":"spinlock","class":"memtype_lock"' $W/m.json
 		t $? "memtype_lock named from kallsyms, a spinlock"
 	else

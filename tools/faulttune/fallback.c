@@ -619,7 +619,7 @@ static const char *type_name(uint32_t f, char *buf, size_t len)
 		{ LCB_F_PERCPU | LCB_F_READ, "pcpu-sem:R" },
 		{ LCB_F_PERCPU | LCB_F_WRITE, "pcpu-sem:W" },
 		{ LCB_F_MUTEX, "mutex" },
-		{ LCB_F_MUTEX | LCB_F_SPIN, "mutex-spin" },
+		{ LCB_F_MUTEX | LCB_F_SPIN, "mutex" },	/* acquired spinning */
 	};
 	size_t i;
 

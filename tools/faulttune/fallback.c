@@ -94,6 +94,7 @@ struct ft_fallback {
 	struct fb_sum hop[FT_HOP_NR], mop[FT_MOP_NR], cls[FB_NR], all;
 	uint64_t begins, ends, stacks, with_stack, without_stack;
 	uint64_t stacks_used, end_unpaired, begin_unpaired, continued;
+	uint64_t mutex_waits, mutex_spun;	/* spun: never slept */
 	int recorded_cpus;		/* from the marker, else CPUs seen */
 	int max_cpu;
 	/* fault mutex table, from the record marker */
@@ -503,6 +504,16 @@ static void on_end(struct ft_fallback *fb, const struct ft_event *ev)
 	fb->begin_unpaired += t->n - 1 - i;
 	t->n = i;
 	wait = ev->ts > w.ts ? ev->ts - w.ts : 0;
+	/*
+	 * A mutex's slow path begins spinning; only a wait that sleeps
+	 * begins again without LCB_F_SPIN.  With lock debugging there is
+	 * no fast path: every mutex_lock() passes here, contended or not.
+	 */
+	if (w.flags & LCB_F_MUTEX) {
+		fb->mutex_waits++;
+		if (w.flags & LCB_F_SPIN)
+			fb->mutex_spun++;
+	}
 	if (w.has_stack)
 		fb->with_stack++;
 	else
@@ -812,12 +823,15 @@ static void print_json(FILE *f, struct fb_view *v, int top)
 	fprintf(f, ",\"fallback\":{\"hold_measured\":false,"
 		"\"kallsyms\":%s,\"kallsyms_symbols\":%zu,\"stacks\":%llu,"
 		"\"waits\":%llu,\"waits_with_stack\":%llu,"
-		"\"waits_without_stack\":%llu,\"unpaired\":{\"begin\":%llu,"
+		"\"waits_without_stack\":%llu,\"mutex_waits\":%llu,"
+		"\"mutex_waits_never_slept\":%llu,\"unpaired\":{\"begin\":%llu,"
 		"\"end\":%llu,\"stack\":%llu},\"spin_then_sleep\":%llu,",
 		fb->ks ? "true" : "false", ft_ksyms_count(fb->ks),
 		(unsigned long long)fb->stacks, (unsigned long long)fb->all.n,
 		(unsigned long long)fb->with_stack,
 		(unsigned long long)fb->without_stack,
+		(unsigned long long)fb->mutex_waits,
+		(unsigned long long)fb->mutex_spun,
 		(unsigned long long)fb->begin_unpaired,
 		(unsigned long long)fb->end_unpaired,
 		(unsigned long long)(fb->stacks - fb->stacks_used),
@@ -904,6 +918,11 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 		fb->ks ? fb->ksyms_from : "no kallsyms readable in the file "
 		"(locks stay addresses)", (unsigned long long)fb->stacks,
 		(unsigned long long)fb->with_stack, (unsigned long long)fb->all.n);
+	if (fb->mutex_spun)
+		fprintf(f, "  mutex waits that never slept (acquired spinning, or at "
+			"once: with lock debugging every mutex_lock takes this "
+			"path): %llu of %llu\n", (unsigned long long)fb->mutex_spun,
+			(unsigned long long)fb->mutex_waits);
 	if (fb->begin_unpaired || fb->end_unpaired)
 		fprintf(f, "  unpaired: begin %llu, end %llu\n",
 			(unsigned long long)fb->begin_unpaired,

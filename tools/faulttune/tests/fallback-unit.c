@@ -283,7 +283,8 @@ static void test_attribution(void)
 	    "\"wait_total_ns\":8200,");
 	HAS(out, "{\"name\":\"lookup\",\"waits\":1,\"wait_total_ns\":300,");
 	HAS(out, "\"memtype_lock\":{\"total\":{\"name\":\"all\",\"waits\":1,");
-	HAS(out, "\"waits\":10,\"waits_with_stack\":9,\"waits_without_stack\":1");
+	HAS(out, "\"waits\":10,\"waits_with_stack\":9,\"waits_without_stack\":1,"
+	    "\"mutex_waits\":6,\"mutex_waits_never_slept\":0");
 	HAS(out, "\"lock\":\"jiffies_lock\"");
 	HAS(out, "\"lock\":\"memtype_lock\",\"addr\":\"0xffffffff82000000\","
 	    "\"type\":\"spinlock\",\"class\":\"memtype_lock\",\"caller\":\"lookup_memtype\"");

@@ -544,10 +544,16 @@ static void on_end(struct ft_fallback *fb, const struct ft_event *ev)
 	}
 	l = *slot;
 	l->flags = w.flags;
-	if (w.has_stack && (!l->has_stack || w.c.cls != FB_OTHER)) {
+	/*
+	 * The lock's class: the first stack that attributed it; its caller
+	 * and op: those of its longest wait (one lock, many callers).
+	 */
+	if (w.has_stack && (!l->has_stack ||
+			    (l->c.cls == FB_OTHER && w.c.cls != FB_OTHER) ||
+			    (w.c.cls == l->c.cls && wait >= l->w.max))) {
 		l->c = w.c;
 		l->has_stack = 1;
-	} else if (w.c.cls == FB_MEMTYPE) {
+	} else if (w.c.cls == FB_MEMTYPE && l->c.cls != FB_MEMTYPE) {
 		l->c = w.c;
 	}
 	sum_add(&l->w, wait);

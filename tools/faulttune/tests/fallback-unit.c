@@ -297,6 +297,9 @@ static void test_attribution(void)
 	HAS(out, "\"contended_mutexes\":4");
 	HAS(out, "\"lock\":\"hugetlb fault mutex lowest+0\"");
 	HAS(out, "\"lock\":\"hugetlb fault mutex lowest+4\"");
+	/* one mutex, a fault (4000 ns) and a memfd wait: the longest's caller */
+	HAS(out, "\"lock\":\"hugetlb fault mutex lowest+0\",\"addr\":\"0xffff888100000020\","
+	    "\"type\":\"mutex\",\"class\":\"hugetlb_fault_mutex\",\"caller\":\"hugetlb_fault\"");
 	HAS(out, "\"hold\":null");
 	HAS(out, "\"hold_measured\":false");
 	/* 8200 ns of fault mutex wait in 9000 ns x 4 CPUs: 22.8% */

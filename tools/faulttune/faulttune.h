@@ -207,12 +207,42 @@ const char *ft_mop_name(unsigned int op);
 enum ft_fmt { FT_FMT_TEXT, FT_FMT_JSON, FT_FMT_CSV };
 
 /* util.c */
-int ft_parse_u64(const char *s, uint64_t *out);
+/*
+ * Numbers from the command line, one parser for every subcommand: decimal
+ * only (no sign, blanks, 0x, octal-looking leading zeros, NaN, inf or
+ * trailing text) and range-checked.  The ft_parse_* return 0, or -1 with
+ * errno EINVAL (not a number) or ERANGE (outside [min, max]); the ft_opt_*
+ * also print "faulttune: CMD: bad OPT 'TEXT': want ..." on a bad value.
+ */
+int ft_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int ft_parse_u64(const char *s, uint64_t *out);		/* [0, UINT64_MAX] */
+int ft_parse_double(const char *s, double min, double max, double *out);
 int ft_parse_size(const char *s, uint64_t *out);	/* 2M, 1G, 4096 */
+int ft_opt_uint(const char *cmd, const char *opt, const char *s,
+		uint64_t min, uint64_t max, uint64_t *out);
+int ft_opt_double(const char *cmd, const char *opt, const char *s,
+		  double min, double max, double *out);
+/* --json / --csv: a second, different format is refused (*set tracks) */
+int ft_opt_fmt(const char *cmd, enum ft_fmt *fmt, int *set, enum ft_fmt want);
+/*
+ * End of a command's output: flush stdout and turn a failed write into
+ * exit status 1 with a message; a closed pipe (EPIPE) ends the process by
+ * SIGPIPE, quietly, as trace-cmd does (status 141 in a shell).
+ */
+int ft_stdout_done(int ret);
 int ft_is_pow2(uint64_t x);
 const char *ft_fmt_ns(uint64_t ns, char *buf, size_t len);
 void ft_json_str(FILE *f, const char *s);
-int ft_isolate(int (*fn)(void *), void *arg, const char *what);
+/*
+ * Run fn(arg) in a child process (the trace reader), waiting at most
+ * timeout_s seconds (0: no limit); what names the file in messages.  The
+ * child marks with ft_isolate_phase() when it is inside libtracecmd, so a
+ * crash there is blamed on the file and a crash elsewhere on faulttune.
+ */
+enum { FT_PHASE_OURS, FT_PHASE_LIB };
+int ft_isolate(int (*fn)(void *), void *arg, const char *what,
+	       double timeout_s);
+void ft_isolate_phase(int phase);
 extern int ft_verbose;
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -224,6 +254,7 @@ struct ft_report_opts {
 	int top;
 	uint32_t max_size;
 	const char *plot;
+	double timeout;		/* s for the reader, 0: none, < 0: by size */
 };
 int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
 int ft_read_tracedat(const char *file, struct ft_analysis *a);

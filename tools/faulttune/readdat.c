@@ -110,12 +110,13 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	int id, i, ok = 1;
 
 	(void)h;
+	ft_isolate_phase(FT_PHASE_OURS);
 	rd->records++;
 	if (r->missed_events)
 		ft_analysis_lost(rd->a, cpu, r->missed_events);
 	id = tep_data_type(rd->tep, r);
 	if (id < 0 || id > 65535 || (i = rd->idmap[id]) < 0)
-		return 0;
+		goto out;
 	d = &rd->d[i];
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = r->ts;
@@ -127,7 +128,7 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 		ev.lock = -1;
 		ev.marker = d->f_buf ? (char *)r->data + d->f_buf->offset : "";
 		ft_analysis_feed(rd->a, &ev);
-		return 0;
+		goto out;
 	}
 	if (d->lock == FT_LK_CONTENTION) {
 		ev.mapping = num(d->f_addr, r, &ok);
@@ -150,11 +151,13 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	ev.new_nbuckets = num(d->f_new, r, &ok);
 	ev.duration_ns = num(d->f_dur, r, &ok);
 	ev.result = (int)num(d->f_result, r, &ok);
-	if (!ok) {
+	if (!ok)
 		rd->bad_records++;
-		return 0;
-	}
-	ft_analysis_feed(rd->a, &ev);
+	else
+		ft_analysis_feed(rd->a, &ev);
+out:
+	if (h)
+		ft_isolate_phase(FT_PHASE_LIB);
 	return 0;
 }
 
@@ -647,7 +650,9 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		return -1;
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	ft_isolate_phase(FT_PHASE_LIB);
 	h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
+	ft_isolate_phase(FT_PHASE_OURS);
 	if (!h) {
 		free(lay.off);
 		free(lay.size);
@@ -669,8 +674,11 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	if (lay.plain && tracecmd_buffer_instances(h) == 0 &&
 	    !getenv("FAULTTUNE_LIBTRACECMD"))
 		ret = fast_read(file, &lay, &rd);
-	if (ret > 0)
+	if (ret > 0) {
+		ft_isolate_phase(FT_PHASE_LIB);
 		ret = iterate_all(h, &rd);
+		ft_isolate_phase(FT_PHASE_OURS);
+	}
 	free(lay.off);
 	free(lay.size);
 	tracecmd_close(h);

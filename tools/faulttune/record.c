@@ -257,7 +257,6 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -270,19 +269,14 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 			o->out = optarg;
 			break;
 		case 'b':
-			if (ft_parse_u64(optarg, &o->buffer_kb) || !o->buffer_kb ||
-			    o->buffer_kb > (1ULL << 22)) {
-				ft_err("record: bad buffer size '%s' (KB per CPU)",
-				       optarg);
+			if (ft_opt_uint("record", "--buffer (KB per CPU)", optarg,
+					1, 1ULL << 22, &o->buffer_kb))
 				return -1;
-			}
 			break;
 		case 'd':
-			o->duration = strtod(optarg, &end);
-			if (*end || o->duration <= 0) {
-				ft_err("record: bad duration '%s'", optarg);
+			if (ft_opt_double("record", "--duration (seconds)", optarg,
+					  0.001, 1e7, &o->duration))
 				return -1;
-			}
 			break;
 		case 'h':
 			record_usage(stdout);

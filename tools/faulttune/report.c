@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "faulttune.h"
 
 static void report_usage(FILE *f)
@@ -20,6 +21,8 @@ static void report_usage(FILE *f)
 "  -j, --json         JSON output\n"
 "  -c, --csv          CSV output\n"
 "  -p, --plot FILE    draw the what-if curve with gnuplot (.svg or .png)\n"
+"  -T, --timeout SEC  give up on a file the reader has not finished in SEC\n"
+"                     seconds (default: 60 + 1 per MiB of file; 0: never)\n"
 "  -h, --help\n");
 }
 
@@ -31,29 +34,29 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "plot", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	int c;
+	int c, fmt_set = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->file = "trace.dat";
 	o->top = 10;
+	o->timeout = -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+t:m:jcp:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+t:m:jcp:T:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (ft_parse_u64(optarg, &v) || v > 1000000) {
-				ft_err("report: bad --top value '%s'", optarg);
+			if (ft_opt_uint("report", "--top", optarg, 0, 1000000, &v))
 				return -1;
-			}
 			o->top = (int)v;
 			break;
 		case 'm':
-			if (ft_parse_u64(optarg, &v) || !ft_is_pow2(v) ||
-			    v > (1u << 24)) {
+			if (ft_parse_uint(optarg, 1, 1u << 24, &v) ||
+			    !ft_is_pow2(v)) {
 				ft_err("report: --max-size wants a power of two "
 				       "up to 16777216, got '%s'", optarg);
 				return -1;
@@ -61,10 +64,17 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 			o->max_size = (uint32_t)v;
 			break;
 		case 'j':
-			o->fmt = FT_FMT_JSON;
+			if (ft_opt_fmt("report", &o->fmt, &fmt_set, FT_FMT_JSON))
+				return -1;
 			break;
 		case 'c':
-			o->fmt = FT_FMT_CSV;
+			if (ft_opt_fmt("report", &o->fmt, &fmt_set, FT_FMT_CSV))
+				return -1;
+			break;
+		case 'T':
+			if (ft_opt_double("report", "--timeout", optarg, 0, 1e6,
+					  &o->timeout))
+				return -1;
 			break;
 		case 'p':
 			o->plot = optarg;
@@ -621,10 +631,14 @@ static int report_child(void *arg)
 int cmd_report(int argc, char **argv)
 {
 	struct ft_report_opts o;
+	struct stat st;
 	int ret;
 
 	ret = ft_report_parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 2 : 0;
-	return ft_isolate(report_child, &o, o.file);
+	/* the reader does tens of MB/s: a minute plus 1 s/MiB is no limit for a sane file */
+	if (o.timeout < 0)
+		o.timeout = 60 + (stat(o.file, &st) ? 0 : st.st_size / 1048576.0);
+	return ft_isolate(report_child, &o, o.file, o.timeout);
 }

@@ -7,6 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include "faulttune.h"
 #include "synth.h"
 
@@ -459,6 +463,230 @@ static void test_args(void)
 	EQ(ft_is_pow2(96), 0);
 }
 
+/* one parser for every option: decimal, range-checked, nothing else */
+static void test_numbers(void)
+{
+	struct ft_report_opts o;
+	uint64_t v = 77;
+	double d = 7;
+
+	EQ(ft_parse_uint("0", 0, 10, &v), 0);
+	EQ(v, 0);
+	EQ(ft_parse_uint("10", 0, 10, &v), 0);
+	EQ(v, 10);
+	EQ(ft_parse_uint("18446744073709551615", 0, UINT64_MAX, &v), 0);
+	EQ(v, UINT64_MAX);
+	EQ(ft_parse_uint("11", 0, 10, &v), -1);
+	EQ(errno, ERANGE);
+	EQ(ft_parse_uint("18446744073709551616", 0, UINT64_MAX, &v), -1);
+	EQ(errno, ERANGE);
+	EQ(ft_parse_uint("010", 0, 100, &v), -1);	/* octal to strtoull */
+	EQ(errno, EINVAL);
+	EQ(ft_parse_uint("0x10", 0, 100, &v), -1);
+	EQ(ft_parse_uint(" 5", 0, 100, &v), -1);
+	EQ(ft_parse_uint("+5", 0, 100, &v), -1);
+	EQ(ft_parse_uint("5 ", 0, 100, &v), -1);
+	EQ(ft_parse_uint("-1", 0, UINT64_MAX, &v), -1);
+	EQ(ft_parse_uint("", 0, 100, &v), -1);
+	EQ(ft_parse_uint(NULL, 0, 100, &v), -1);
+	EQ(v, UINT64_MAX);			/* untouched by the failures */
+	EQ(ft_parse_size(" -1M", &v), -1);	/* strtoull would negate it */
+	EQ(ft_parse_size("010M", &v), -1);
+	EQ(ft_parse_size("17179869184G", &v), -1);
+
+	EQ(ft_parse_double("1.5", 0, 10, &d), 0);
+	CHECK(d == 1.5, "1.5 parsed as %g", d);
+	EQ(ft_parse_double("2e1", 0, 100, &d), 0);
+	CHECK(d == 20, "2e1 parsed as %g", d);
+	EQ(ft_parse_double("-0.5", -1, 0, &d), 0);
+	EQ(ft_parse_double(".5", 0, 1, &d), 0);
+	d = 7;
+	EQ(ft_parse_double("nan", 0, 100, &d), -1);
+	EQ(ft_parse_double("NaN", -1e300, 1e300, &d), -1);
+	EQ(ft_parse_double("inf", 0, 1e300, &d), -1);
+	EQ(ft_parse_double("1e999", 0, 1e300, &d), -1);
+	EQ(errno, ERANGE);
+	EQ(ft_parse_double("0x1p3", 0, 100, &d), -1);
+	EQ(ft_parse_double(" 1", 0, 100, &d), -1);
+	EQ(ft_parse_double("1s", 0, 100, &d), -1);
+	EQ(ft_parse_double("1e", 0, 100, &d), -1);
+	EQ(ft_parse_double("0", 0.001, 100, &d), -1);
+	EQ(ft_parse_double("", 0, 100, &d), -1);
+	CHECK(d == 7, "d untouched by the failures");
+
+	fprintf(stderr, "(the next errors are expected)\n");
+	EQ(parse(&o, "--top 010"), -1);
+	EQ(parse(&o, "--top 10x"), -1);
+	EQ(parse(&o, "-m 0x400"), -1);
+	EQ(parse(&o, "--json --csv"), -1);	/* conflicting formats */
+	EQ(parse(&o, "--csv --json"), -1);
+	EQ(parse(&o, "--json --json"), 0);
+	EQ(o.fmt, FT_FMT_JSON);
+	EQ(parse(&o, "--timeout nan"), -1);
+	EQ(parse(&o, "--timeout 2.5"), 0);
+	CHECK(o.timeout == 2.5, "--timeout 2.5");
+}
+
+/*
+ * Run the built faulttune (cwd: tools/faulttune) with stdout on out_fd
+ * (-1: /dev/null) and stderr in errbuf, SIGPIPE / SIGCHLD as given, an
+ * alarm as a hang guard.  Returns the wait status; *pid_out for kill_child.
+ */
+static int run_ft(char *const argv[], int out_fd, int ign_pipe, int ign_chld,
+		  char *errbuf, size_t errlen, void (*during)(pid_t))
+{
+	int ep[2], st = 0;
+	ssize_t n, tot = 0;
+	pid_t pid;
+
+	if (pipe(ep))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(out_fd >= 0 ? out_fd : null, 1);
+		dup2(ep[1], 2);
+		close(ep[0]);
+		signal(SIGPIPE, ign_pipe ? SIG_IGN : SIG_DFL);
+		signal(SIGCHLD, ign_chld ? SIG_IGN : SIG_DFL);
+		alarm(30);		/* a hang is a failure, not a stuck test */
+		execv("./faulttune", argv);
+		_exit(127);
+	}
+	close(ep[1]);
+	if (during)
+		during(pid);
+	while ((n = read(ep[0], errbuf + tot, errlen - 1 - tot)) > 0)
+		tot += n;
+	errbuf[tot] = '\0';
+	close(ep[0]);
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* faulttune's pid -> the reader child's pid, from /proc */
+static pid_t reader_of(pid_t pid)
+{
+	char path[64], buf[64];
+	FILE *f;
+	int i;
+	long c = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	for (i = 0; i < 200 && !c; i++) {
+		usleep(10000);
+		f = fopen(path, "r");
+		if (f) {
+			if (fgets(buf, sizeof(buf), f))
+				c = atol(buf);
+			fclose(f);
+		}
+	}
+	return c;
+}
+
+static void segv_reader(pid_t pid)
+{
+	pid_t c = reader_of(pid);
+
+	usleep(100000);
+	if (c > 0)
+		kill(c, SIGSEGV);
+}
+
+/* exit statuses and messages of report as a user meets them */
+static void test_report_cli(void)
+{
+	char path[] = "/tmp/faulttune-cli-XXXXXX", fifo[64], err[4096];
+	struct synth_expect x;
+	int fd = mkstemp(path), p[2], st;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	EQ(synth_write(path, 4, 200, 8, &x), 0);
+	{
+		char *argv[] = { "faulttune", "report", path, NULL };
+
+		/* a closed pipe: killed by SIGPIPE like trace-cmd, quietly */
+		if (pipe(p) == 0) {
+			close(p[0]);
+			st = run_ft(argv, p[1], 0, 0, err, sizeof(err), NULL);
+			close(p[1]);
+			CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE,
+			      "closed pipe: status %#x, want SIGPIPE", st);
+			CHECK(!err[0], "closed pipe: quiet, got '%s'", err);
+		}
+		/* the same with SIGPIPE ignored by the caller: EPIPE */
+		if (pipe(p) == 0) {
+			close(p[0]);
+			st = run_ft(argv, p[1], 1, 0, err, sizeof(err), NULL);
+			close(p[1]);
+			CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE,
+			      "EPIPE: status %#x, want SIGPIPE", st);
+			CHECK(!err[0], "EPIPE: quiet, got '%s'", err);
+		}
+		/* a full device: exit 1 and say so */
+		fd = open("/dev/full", O_WRONLY);
+		if (fd >= 0) {
+			st = run_ft(argv, fd, 0, 0, err, sizeof(err), NULL);
+			close(fd);
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+			      "/dev/full: status %#x, want exit 1", st);
+			CHECK(strstr(err, "writing standard output: No space left"),
+			      "/dev/full: message '%s'", err);
+		}
+		/* a caller that ignores SIGCHLD: no endless waitpid loop */
+		st = run_ft(argv, -1, 0, 1, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "SIGCHLD ignored: status %#x, want exit 0 (%s)", st, err);
+	}
+	/* a reader that never finishes (a FIFO nobody writes): time limit */
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	if (mkfifo(fifo, 0600) == 0) {
+		char *argv[] = { "faulttune", "report", "--timeout", "0.5", fifo, NULL };
+		char *argv2[] = { "faulttune", "report", fifo, NULL };
+
+		st = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+		      "stuck reader: status %#x, want exit 1", st);
+		CHECK(lines(err) == 1 && strstr(err, fifo) &&
+		      strstr(err, "did not finish within"),
+		      "stuck reader: one line naming the file, got '%s'", err);
+		/* a crash in our own code is blamed on faulttune, not the file */
+		st = run_ft(argv2, -1, 0, 0, err, sizeof(err), segv_reader);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+		      "crashed reader: status %#x, want exit 1", st);
+		CHECK(strstr(err, "faulttune bug") && !strstr(err, "corrupt"),
+		      "crashed reader: blame, got '%s'", err);
+		unlink(fifo);
+	}
+	{
+		char *argv[] = { "faulttune", "record", "-d", "nan", NULL };
+		char *argv2[] = { "faulttune", "report", "--json", "--csv", path, NULL };
+
+		st = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
+		      strstr(err, "--duration") && strstr(err, "'nan'"),
+		      "record -d nan: status %#x, '%s'", st, err);
+		st = run_ft(argv2, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
+		      strstr(err, "exclude each other"),
+		      "--json --csv: status %#x, '%s'", st, err);
+	}
+	unlink(path);
+}
+
 static int bparse(struct ft_bench_opts *o, const char *line)
 {
 	char buf[256], *argv[16], *tok;
@@ -753,6 +981,8 @@ int main(void)
 	test_memtype();
 	test_jhash();
 	test_args();
+	test_numbers();
+	test_report_cli();
 	test_bench_args();
 	test_bad_files();
 	test_synth_file();

@@ -271,7 +271,7 @@ void ft_install_signals(void);
 /* root + tracefs (mounted here if nobody did, unmounted at exit) */
 int ft_tracefs_check(void);
 int ft_tracefs_mounted(const char *mounts);	/* NULL: /proc/self/mounts */
-int ft_cleanup_stale(int quiet);	/* removes faulttune-* of dead pids */
+int ft_cleanup_stale(int quiet);	/* removes faulttune-* nobody owns */
 
 enum ft_evset { FT_EVS_NONE, FT_EVS_FAULTTUNE, FT_EVS_CONTENTION };
 
@@ -282,6 +282,7 @@ struct ft_inst {
 	int evset;			/* enum ft_evset */
 	const char *systems[4];		/* enabled systems, NULL-terminated */
 	int nsys;
+	int lock;			/* owner's flock on the instance dir */
 };
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb);
 int ft_inst_enable(struct ft_inst *fi, int quiet);

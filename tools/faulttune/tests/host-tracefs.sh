@@ -108,6 +108,35 @@ check "next run removes the stale instance" [ ! -d $T/instances/faulttune-$p ]
 check "next run says so" grep -q "removed stale instance faulttune-$p" "$W/k.err"
 rm -f "$W"/k.dat*
 
+# 6b: a live recording in another PID namespace is not "stale": its pid
+# means nothing here (kill(pid, 0) said ESRCH and the instance was removed
+# under the running recording).  The inner run gets a pid near pid_max,
+# which is free in this namespace.
+if command -v unshare >/dev/null; then
+	pmax=$(cat /proc/sys/kernel/pid_max)
+	ipid=$((pmax - 50))
+	while kill -0 $ipid 2>/dev/null || [ -d $T/instances/faulttune-$ipid ]; do
+		ipid=$((ipid - 1))
+	done
+	unshare --pid --fork --mount-proc sh -c \
+		'echo $(($1 - 1)) > /proc/sys/kernel/ns_last_pid; shift; "$@"; exit $?' \
+		sh $ipid "$FT" record -o "$W/ns.dat" -d 3 2>"$W/ns.err" &
+	p=$!
+	sleep 1
+	check "pidns: the inner recording runs as faulttune-$ipid" [ -d $T/instances/faulttune-$ipid ]
+	"$FT" record -o "$W/ns2.dat" -d 0.2 2>"$W/ns2.err"
+	check "pidns: another run leaves it alone" [ -d $T/instances/faulttune-$ipid ]
+	check "pidns: and leaves it tracing" [ "$(cat $T/instances/faulttune-$ipid/tracing_on)" = 1 ]
+	check "pidns: and says why" grep -q "faulttune-$ipid belongs to a running" "$W/ns2.err"
+	wait $p
+	rc=$?
+	check "pidns: the inner recording ends normally (rc=$rc)" [ $rc = 0 ]
+	check "pidns: its file is readable" trace-cmd report "$W/ns.dat" >/dev/null 2>&1
+	check "pidns: its instance is gone" [ ! -d $T/instances/faulttune-$ipid ]
+else
+	nok "pidns: unshare (util-linux) not installed"
+fi
+
 # 7: the top-level buffer was never touched
 state > "$W/after"
 check "top-level tracing_on/buffer/set_event/tracer/clock unchanged" cmp -s "$W/before" "$W/after"

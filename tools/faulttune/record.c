@@ -293,6 +293,40 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 	return 0;
 }
 
+/*
+ * Refuse an output that cannot be written before touching tracefs, naming
+ * it (not the OUT.cpuN capture file that would fail first), and without
+ * truncating an existing file on the way.
+ */
+static int check_output(const char *out)
+{
+	char *dir = strdup(out), *slash;
+	struct stat st;
+	int ret = 0;
+
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (!stat(out, &st) && S_ISDIR(st.st_mode)) {
+		ft_err("record: cannot write %s: %s", out, strerror(EISDIR));
+		ret = -1;
+	} else if (stat(dir, &st) || !S_ISDIR(st.st_mode) ||
+		   access(dir, W_OK | X_OK)) {
+		ft_err("record: cannot write %s: directory %s: %s", out, dir,
+		       S_ISDIR(st.st_mode) || errno ? strerror(errno) :
+		       strerror(ENOTDIR));
+		ret = -1;
+	}
+	free(dir);
+	return ret;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -339,6 +373,8 @@ int cmd_record(int argc, char **argv)
 	ret = parse_record(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 2 : 0;
+	if (check_output(o.out))
+		return 1;
 	if (ft_tracefs_check())
 		return 1;
 	ft_install_signals();
@@ -427,6 +463,8 @@ out_cap:
 	}
 	cap = NULL;
 out:
+	if (cap)		/* tracing never started: the capture files go */
+		capture_free(cap);
 	ft_inst_destroy(&fi);
 	return exit_code;
 }

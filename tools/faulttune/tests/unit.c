@@ -684,6 +684,17 @@ static void test_report_cli(void)
 		      strstr(err, "exclude each other"),
 		      "--json --csv: status %#x, '%s'", st, err);
 	}
+	{
+		/* the output is named, not the OUT.cpuN capture file */
+		char *argv[] = { "faulttune", "record", "-o",
+				 "/nonexistent/x.dat", "--", "true", NULL };
+
+		st = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines(err) == 1 &&
+		      strstr(err, "cannot write /nonexistent/x.dat: directory "
+			     "/nonexistent: No such file") && !strstr(err, ".cpu"),
+		      "record -o /nonexistent/x.dat: status %#x, '%s'", st, err);
+	}
 	unlink(path);
 }
 

@@ -71,6 +71,23 @@ void ft_vec_free(struct ft_vec *vec);
 /* nearest-rank percentile, q in [0,100]; sorts the vector; 0 when empty */
 uint64_t ft_percentile(struct ft_vec *vec, double q);
 
+/*
+ * hist.c: log-linear histogram of u64 values (ns), HDR-style: exact below
+ * FT_HIST_SUB, else FT_HIST_SUB buckets per power of two; percentiles are
+ * within 1 / (2 * FT_HIST_SUB) = 0.78% of the exact nearest-rank value
+ * (min and max exact).  Memory: FT_HIST_SUB counters per power of two
+ * that holds a value, whatever the number of values.
+ */
+#define FT_HIST_SUB 64
+struct ft_hist {
+	uint64_t n, min, max;
+	uint64_t **oct;		/* per power of two, allocated on first use */
+};
+int ft_hist_add(struct ft_hist *h, uint64_t v);		/* -1: no memory */
+uint64_t ft_hist_percentile(const struct ft_hist *h, double q);
+void ft_hist_free(struct ft_hist *h);
+size_t ft_hist_bytes(const struct ft_hist *h);
+
 struct ft_stats {
 	uint64_t acq;		/* acquisitions (acquire_returned events) */
 	uint64_t contended;
@@ -79,8 +96,8 @@ struct ft_stats {
 	uint64_t unknown;	/* contended, previous holder not seen */
 	uint64_t wait_total, wait_max;
 	uint64_t coll_wait, share_wait;
-	struct ft_vec wait;	/* wait_ns of contended acquisitions */
-	struct ft_vec hold;	/* hold_ns of releases with hold_ns > 0 */
+	struct ft_hist wait;	/* wait_ns of contended acquisitions */
+	struct ft_hist hold;	/* hold_ns of releases with hold_ns > 0 */
 	uint64_t releases;
 };
 void ft_stats_free(struct ft_stats *s);
@@ -119,6 +136,21 @@ struct ft_lockaddr_stats {
 	struct ft_stats st;
 };
 
+/*
+ * What a reader could not use, per CPU: counted and reported, never
+ * dropped in silence (report exits non-zero on any unless --force).
+ */
+struct ft_cpu_skips {
+	uint64_t bad_pages;	/* page header with an impossible commit size */
+	uint64_t bad_headers;	/* event header running past its page's data */
+	uint64_t skipped_bytes;	/* data bytes not decoded because of those */
+	uint64_t short_records;	/* record too short for its event's fields */
+	uint64_t implausible;	/* wait_ns / hold_ns above FT_IMPLAUSIBLE_NS */
+};
+#define FT_SKIP_NCPUS	8192	/* the readers' limit on a file's CPU count */
+/* no mutex wait or hold of a sane trace lasts a day */
+#define FT_IMPLAUSIBLE_NS (86400ULL * 1000000000ULL)
+
 struct ft_analysis {
 	struct ft_stats hop[FT_HOP_NR];
 	struct ft_stats mop[FT_MOP_NR];
@@ -150,12 +182,20 @@ struct ft_analysis {
 		int result;
 	} last_resize;
 	struct ft_vec resize_end, resize_dur;	/* every resize event */
+	struct ft_cpu_skips *skips;	/* [nskips], grown on demand */
+	int nskips;
+	int nomem;		/* an allocation failed: the numbers are incomplete */
 };
 
 void ft_analysis_init(struct ft_analysis *a);
 void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev);
 void ft_analysis_lost(struct ft_analysis *a, int cpu, long long missed);
 void ft_analysis_finish(struct ft_analysis *a);
+/* the skip counters of cpu (NULL, and a->nomem set, when out of memory) */
+struct ft_cpu_skips *ft_analysis_skips(struct ft_analysis *a, int cpu);
+/* sum over CPUs into *sum; returns the number of things skipped */
+uint64_t ft_analysis_skipped(const struct ft_analysis *a,
+			     struct ft_cpu_skips *sum);
 void ft_analysis_free(struct ft_analysis *a);
 
 /*
@@ -189,6 +229,7 @@ struct ft_resize_cost {
 	uint64_t others;			/* and those that did not */
 	uint64_t stall_max, stall_median;	/* ns, their wait */
 	uint64_t other_wait_max, other_wait_p99;/* ns, the others' wait */
+	int nomem;				/* out of memory: not computed */
 };
 void ft_resize_cost(const struct ft_analysis *a, struct ft_resize_cost *rc);
 
@@ -255,11 +296,13 @@ struct ft_report_opts {
 	uint32_t max_size;
 	const char *plot;
 	double timeout;		/* s for the reader, 0: none, < 0: by size */
+	int force;		/* report even when records were skipped */
 };
 int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
 int ft_read_tracedat(const char *file, struct ft_analysis *a);
-void ft_report_print(FILE *f, struct ft_analysis *a,
-		     const struct ft_report_opts *o);
+/* 0, or -1 (with a message) when memory ran out: no partial answer */
+int ft_report_print(FILE *f, struct ft_analysis *a,
+		    const struct ft_report_opts *o);
 
 
 /* tfs.c: our own tracefs instance, never the top-level buffer */

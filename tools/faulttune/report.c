@@ -21,6 +21,8 @@ static void report_usage(FILE *f)
 "  -j, --json         JSON output\n"
 "  -c, --csv          CSV output\n"
 "  -p, --plot FILE    draw the what-if curve with gnuplot (.svg or .png)\n"
+"  -f, --force        report even when damaged records had to be skipped\n"
+"                     (they are counted per CPU in the report)\n"
 "  -T, --timeout SEC  give up on a file the reader has not finished in SEC\n"
 "                     seconds (default: 60 + 1 per MiB of file; 0: never)\n"
 "  -h, --help\n");
@@ -35,6 +37,7 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "csv", no_argument, NULL, 'c' },
 		{ "plot", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -47,7 +50,7 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 	o->timeout = -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+t:m:jcp:T:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+t:m:jcp:T:fh", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (ft_opt_uint("report", "--top", optarg, 0, 1000000, &v))
@@ -70,6 +73,9 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		case 'c':
 			if (ft_opt_fmt("report", &o->fmt, &fmt_set, FT_FMT_CSV))
 				return -1;
+			break;
+		case 'f':
+			o->force = 1;
 			break;
 		case 'T':
 			if (ft_opt_double("report", "--timeout", optarg, 0, 1e6,
@@ -150,12 +156,12 @@ static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
 		(unsigned long long)s->contended, pct(s->contended, s->acq),
 		c[0], c[1], c[2],
 		ft_fmt_ns(s->wait_total, b[0], 32),
-		ft_fmt_ns(ft_percentile(&s->wait, 50), b[1], 32),
-		ft_fmt_ns(ft_percentile(&s->wait, 90), b[2], 32),
-		ft_fmt_ns(ft_percentile(&s->wait, 99), b[3], 32),
+		ft_fmt_ns(ft_hist_percentile(&s->wait, 50), b[1], 32),
+		ft_fmt_ns(ft_hist_percentile(&s->wait, 90), b[2], 32),
+		ft_fmt_ns(ft_hist_percentile(&s->wait, 99), b[3], 32),
 		ft_fmt_ns(s->wait_max, b[4], 32),
-		ft_fmt_ns(ft_percentile(&s->hold, 50), b[5], 32),
-		ft_fmt_ns(ft_percentile(&s->hold, 99), b[6], 32));
+		ft_fmt_ns(ft_hist_percentile(&s->hold, 50), b[5], 32),
+		ft_fmt_ns(ft_hist_percentile(&s->hold, 99), b[6], 32));
 }
 
 static void text_row(FILE *f, const char *name, struct ft_stats *s)
@@ -177,15 +183,15 @@ static void json_stats(FILE *f, const char *name, struct ft_stats *s)
 		(unsigned long long)s->collisions,
 		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
 		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_percentile(&s->wait, 50),
-		(unsigned long long)ft_percentile(&s->wait, 90),
-		(unsigned long long)ft_percentile(&s->wait, 99),
+		(unsigned long long)ft_hist_percentile(&s->wait, 50),
+		(unsigned long long)ft_hist_percentile(&s->wait, 90),
+		(unsigned long long)ft_hist_percentile(&s->wait, 99),
 		(unsigned long long)s->wait_max,
 		(unsigned long long)s->coll_wait,
 		(unsigned long long)s->share_wait,
 		(unsigned long long)s->releases,
-		(unsigned long long)ft_percentile(&s->hold, 50),
-		(unsigned long long)ft_percentile(&s->hold, 99));
+		(unsigned long long)ft_hist_percentile(&s->hold, 50),
+		(unsigned long long)ft_hist_percentile(&s->hold, 99));
 }
 
 static void csv_stats(FILE *f, const char *section, const char *name,
@@ -197,12 +203,12 @@ static void csv_stats(FILE *f, const char *section, const char *name,
 		(unsigned long long)s->collisions,
 		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
 		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_percentile(&s->wait, 50),
-		(unsigned long long)ft_percentile(&s->wait, 90),
-		(unsigned long long)ft_percentile(&s->wait, 99),
+		(unsigned long long)ft_hist_percentile(&s->wait, 50),
+		(unsigned long long)ft_hist_percentile(&s->wait, 90),
+		(unsigned long long)ft_hist_percentile(&s->wait, 99),
 		(unsigned long long)s->wait_max,
-		(unsigned long long)ft_percentile(&s->hold, 50),
-		(unsigned long long)ft_percentile(&s->hold, 99));
+		(unsigned long long)ft_hist_percentile(&s->hold, 50),
+		(unsigned long long)ft_hist_percentile(&s->hold, 99));
 }
 
 static int cmp_bucket(const void *x, const void *y)
@@ -318,11 +324,69 @@ static uint32_t recorded_size(const struct ft_analysis *a)
 	return 0;
 }
 
-void ft_report_print(FILE *f, struct ft_analysis *a,
-		     const struct ft_report_opts *o)
+/* what the reader could not use, per CPU (only CPUs with something) */
+static void print_skips(FILE *f, const struct ft_analysis *a, int json)
+{
+	struct ft_cpu_skips sum;
+	int i, first = 1;
+
+	if (!ft_analysis_skipped(a, &sum) && !json)
+		return;
+	if (!json) {
+		fprintf(f, "SKIPPED (not in the numbers below): bad page headers "
+			"%llu, bad event headers %llu (%llu bytes), short records "
+			"%llu, implausible times %llu\n",
+			(unsigned long long)sum.bad_pages,
+			(unsigned long long)sum.bad_headers,
+			(unsigned long long)sum.skipped_bytes,
+			(unsigned long long)sum.short_records,
+			(unsigned long long)sum.implausible);
+	} else {
+		fprintf(f, ",\"skipped\":{\"bad_pages\":%llu,\"bad_headers\":%llu,"
+			"\"skipped_bytes\":%llu,\"short_records\":%llu,"
+			"\"implausible\":%llu,\"cpus\":[",
+			(unsigned long long)sum.bad_pages,
+			(unsigned long long)sum.bad_headers,
+			(unsigned long long)sum.skipped_bytes,
+			(unsigned long long)sum.short_records,
+			(unsigned long long)sum.implausible);
+	}
+	for (i = 0; i < a->nskips; i++) {
+		const struct ft_cpu_skips *k = &a->skips[i];
+
+		if (!(k->bad_pages | k->bad_headers | k->short_records |
+		      k->implausible))
+			continue;
+		if (json)
+			fprintf(f, "%s{\"cpu\":%d,\"bad_pages\":%llu,"
+				"\"bad_headers\":%llu,\"skipped_bytes\":%llu,"
+				"\"short_records\":%llu,\"implausible\":%llu}",
+				first ? "" : ",", i,
+				(unsigned long long)k->bad_pages,
+				(unsigned long long)k->bad_headers,
+				(unsigned long long)k->skipped_bytes,
+				(unsigned long long)k->short_records,
+				(unsigned long long)k->implausible);
+		else
+			fprintf(f, "  cpu%-4d bad pages %llu, bad headers %llu "
+				"(%llu bytes), short records %llu, implausible %llu\n",
+				i, (unsigned long long)k->bad_pages,
+				(unsigned long long)k->bad_headers,
+				(unsigned long long)k->skipped_bytes,
+				(unsigned long long)k->short_records,
+				(unsigned long long)k->implausible);
+		first = 0;
+	}
+	if (json)
+		fputs("]}", f);
+}
+
+int ft_report_print(FILE *f, struct ft_analysis *a,
+		    const struct ft_report_opts *o)
 {
 	struct ft_whatif_row *w = NULL;
-	int nw = 0, i, top = o->top;
+	struct ft_resize_cost rc = { 0 };
+	int nw = 0, i, top = o->top, ret = 0;
 	void **bk = NULL, **la = NULL;
 	uint32_t cur = recorded_size(a);
 	char b[8][32];
@@ -330,10 +394,17 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 
 	if (a->nev[FT_LK_HUGETLB])
 		nw = ft_whatif(a, whatif_max(a, o), &w);
-	if (nw < 0)
-		nw = 0;
+	if (a->resizes)
+		ft_resize_cost(a, &rc);
 	bk = sorted_vals(&a->buckets, cmp_bucket);
 	la = sorted_vals(&a->lockaddrs, cmp_lockaddr);
+	if (nw < 0 || rc.nomem || !bk || !la) {
+		ft_err("%s: out of memory for the what-if and the tables: no "
+		       "report rather than an incomplete one", o->file);
+		ret = -1;
+		nw = 0;
+		goto out;
+	}
 	nbk = a->buckets.n < (size_t)top ? (int)a->buckets.n : top;
 	nla = a->lockaddrs.n < (size_t)top ? (int)a->lockaddrs.n : top;
 
@@ -364,10 +435,8 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			(unsigned long long)a->hash_mismatch,
 			(unsigned long long)a->jhash_mismatch, cur,
 			(unsigned long long)(a->last_ts - a->first_ts));
+		print_skips(f, a, 1);
 		if (a->resizes) {
-			struct ft_resize_cost rc;
-
-			ft_resize_cost(a, &rc);
 			fprintf(f, ",\"resize\":{\"resizes\":%llu,"
 				"\"duration_median_ns\":%llu,\"duration_max_ns\":%llu,"
 				"\"fault_median_ns\":%llu,\"overlapping\":%llu,"
@@ -436,7 +505,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			json_stats(f, name, &s->st);
 		}
 		fputs("]}}\n", f);
-		goto out;
+		goto done;
 	}
 
 	if (o->fmt == FT_FMT_CSV) {
@@ -479,7 +548,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 					(unsigned long long)w[i].sharing,
 					(unsigned long long)w[i].share_wait_ns);
 		}
-		goto out;
+		goto done;
 	}
 
 	fprintf(f, "faulttune report: %s (%s of trace)\n", o->file,
@@ -499,6 +568,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 		(unsigned long long)a->unpaired_release,
 		(unsigned long long)a->key_mismatch,
 		(unsigned long long)a->open_at_end);
+	print_skips(f, a, 0);
 	if (a->acquire_nostart)
 		fprintf(f, "uncontended acquisitions without a start event (fast "
 			"path not traced): %llu\n",
@@ -524,10 +594,8 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 				text_row(f, ft_hop_name(i), &a->hop[i]);
 		text_row(f, "all", &a->hall);
 		if (a->resizes) {
-			struct ft_resize_cost rc;
 			double u;
 
-			ft_resize_cost(a, &rc);
 			u = rc.fault_median ? (double)rc.fault_median : 1;
 			fprintf(f, "resizes: %llu, duration median %s max %s; a fault "
 				"(request to release) median %s; %llu acquisitions "
@@ -603,14 +671,16 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 		}
 		text_row_cls(f, "all", &a->call, 0);
 	}
-out:
+done:
 	if (o->plot && nw)
 		plot(o->plot, w, nw);
 	else if (o->plot)
 		ft_err("--plot: no hugetlb events, nothing to plot");
+out:
 	free(w);
 	free(bk);
 	free(la);
+	return ret;
 }
 
 static int report_child(void *arg)
@@ -618,14 +688,33 @@ static int report_child(void *arg)
 	struct ft_report_opts *o = arg;
 	struct ft_analysis a;
 
+	struct ft_cpu_skips sk;
+	int ret = 1;
+
 	ft_analysis_init(&a);
-	if (ft_read_tracedat(o->file, &a)) {
-		ft_analysis_free(&a);
-		return 1;
+	if (ft_read_tracedat(o->file, &a))
+		goto out;
+	if (a.nomem) {
+		ft_err("%s: out of memory while analysing it: no report rather "
+		       "than an incomplete one", o->file);
+		goto out;
 	}
-	ft_report_print(stdout, &a, o);
+	if (ft_analysis_skipped(&a, &sk) && !o->force) {
+		ft_err("%s: damaged records not used: bad page headers %llu, bad "
+		       "event headers %llu (%llu bytes), short records %llu, "
+		       "implausible times %llu; --force reports without them",
+		       o->file, (unsigned long long)sk.bad_pages,
+		       (unsigned long long)sk.bad_headers,
+		       (unsigned long long)sk.skipped_bytes,
+		       (unsigned long long)sk.short_records,
+		       (unsigned long long)sk.implausible);
+		goto out;
+	}
+	if (ft_report_print(stdout, &a, o) == 0)
+		ret = 0;
+out:
 	ft_analysis_free(&a);
-	return 0;
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)

@@ -4,10 +4,12 @@
  * No root and no tracefs needed.  Ends with "N passed, N failed".
  */
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -30,6 +32,13 @@ static int passed, failed;
 #define EQ(a, b) CHECK((unsigned long long)(a) == (unsigned long long)(b), \
 		       "%s = %llu, want %llu", #a, (unsigned long long)(a), \
 		       (unsigned long long)(b))
+
+/* within the histograms' stated error, 1 / (2 * FT_HIST_SUB) */
+#define NEAR(a, b) CHECK(fabs((double)(a) - (double)(b)) <=		\
+			 (double)(b) / (2.0 * FT_HIST_SUB),		\
+			 "%s = %llu, want %llu within %.2f%%", #a,	\
+			 (unsigned long long)(a), (unsigned long long)(b), \
+			 100.0 / (2 * FT_HIST_SUB))
 
 /* ---- stream builders ---- */
 
@@ -124,6 +133,65 @@ static void test_percentiles_big(void)
 	}
 }
 
+/*
+ * The histograms against exact nearest-rank percentiles of the same
+ * values: within the stated relative error, min and max exact, and the
+ * memory independent of the number of values.
+ */
+static void test_hist(void)
+{
+	static const double qs[] = { 1, 10, 25, 50, 75, 90, 99, 99.9 };
+	struct ft_hist h = { 0 };
+	struct ft_vec v = { 0 };
+	uint64_t x = 88172645463325252ULL, worst_ppm = 0;
+	size_t i, j, bytes_small = 0;
+	int bad = 0;
+
+	EQ(ft_hist_percentile(&h, 50), 0);
+	for (i = 0; i < 1000000; i++) {
+		uint64_t val;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 1 ns .. 2^40 ns, log-uniform: every octave gets values */
+		val = (x >> 24) >> ((x & 63) % 40);
+		ft_hist_add(&h, val);
+		ft_vec_push(&v, val);
+		if (i == 9999)
+			bytes_small = ft_hist_bytes(&h);
+	}
+	for (j = 0; j < sizeof(qs) / sizeof(qs[0]); j++) {
+		uint64_t want = ft_percentile(&v, qs[j]);
+		uint64_t got = ft_hist_percentile(&h, qs[j]);
+		uint64_t d = got > want ? got - want : want - got;
+		uint64_t ppm = want ? d * 1000000 / want : d * 1000000;
+
+		if (ppm > worst_ppm)
+			worst_ppm = ppm;
+		bad += d * 2 * FT_HIST_SUB > want;
+	}
+	printf("# histogram: worst percentile error %.3f%% (stated bound %.2f%%), "
+	       "%zu bytes for 1M values\n", worst_ppm / 1e4,
+	       100.0 / (2 * FT_HIST_SUB), ft_hist_bytes(&h));
+	EQ(bad, 0);
+	EQ(ft_hist_percentile(&h, 0), ft_percentile(&v, 0));
+	EQ(ft_hist_percentile(&h, 100), ft_percentile(&v, 100));
+	EQ(h.n, 1000000);
+	/* 100x the values, the same memory: it depends on the range only */
+	CHECK(ft_hist_bytes(&h) == bytes_small, "memory %zu after 1M values, "
+	      "%zu after 10k", ft_hist_bytes(&h), bytes_small);
+	CHECK(ft_hist_bytes(&h) < 64 * 1024, "memory %zu", ft_hist_bytes(&h));
+	ft_hist_free(&h);
+	ft_vec_free(&v);
+	/* small values are exact */
+	for (i = 1; i <= 100; i++)
+		ft_hist_add(&h, i);
+	EQ(ft_hist_percentile(&h, 50), 50);
+	EQ(ft_hist_percentile(&h, 90), 90);
+	ft_hist_free(&h);
+}
+
 /* tune's plan from what-if rows */
 static void test_tune_plan(void)
 {
@@ -182,7 +250,7 @@ static void test_resize_cost(void)
 	EQ(rc.overlapping, 1);
 	EQ(rc.others, 2);
 	EQ(rc.stall_max, 1000);
-	EQ(rc.fault_median, 1000);	/* 1000, 2000, 1000 */
+	NEAR(rc.fault_median, 1000);	/* 1000, 2000, 1000 */
 	EQ(rc.other_wait_max, 100);
 	ft_analysis_free(&a);
 }
@@ -268,8 +336,8 @@ static void test_classification(void)
 		EQ(b->st.acq, 3);
 		EQ(b->st.collisions, 1);
 		EQ(b->st.sharing, 1);
-		EQ(ft_percentile(&b->st.hold, 50), 100);
-		EQ(ft_percentile(&b->st.hold, 99), 100);
+		EQ(ft_hist_percentile(&b->st.hold, 50), 100);
+		EQ(ft_hist_percentile(&b->st.hold, 99), 100);
 	}
 	EQ(a.buckets.n, 2);
 	ft_analysis_free(&a);
@@ -382,7 +450,7 @@ static void test_memtype(void)
 	EQ(a.mop[FT_MOP_LOOKUP].acq, 1);
 	EQ(a.mop[FT_MOP_LOOKUP].contended, 1);
 	EQ(a.mop[FT_MOP_LOOKUP].wait_total, 4);
-	EQ(ft_percentile(&a.mop[FT_MOP_LOOKUP].hold, 50), 4);
+	EQ(ft_hist_percentile(&a.mop[FT_MOP_LOOKUP].hold, 50), 4);
 	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
 	ft_analysis_free(&a);
 }
@@ -532,6 +600,8 @@ static void test_numbers(void)
  * (-1: /dev/null) and stderr in errbuf, SIGPIPE / SIGCHLD as given, an
  * alarm as a hang guard.  Returns the wait status; *pid_out for kill_child.
  */
+static rlim_t run_as_limit;	/* RLIMIT_AS for run_ft(), 0: none */
+
 static int run_ft(char *const argv[], int out_fd, int ign_pipe, int ign_chld,
 		  char *errbuf, size_t errlen, void (*during)(pid_t))
 {
@@ -551,6 +621,11 @@ static int run_ft(char *const argv[], int out_fd, int ign_pipe, int ign_chld,
 		signal(SIGPIPE, ign_pipe ? SIG_IGN : SIG_DFL);
 		signal(SIGCHLD, ign_chld ? SIG_IGN : SIG_DFL);
 		alarm(30);		/* a hang is a failure, not a stuck test */
+		if (run_as_limit) {
+			struct rlimit rl = { run_as_limit, run_as_limit };
+
+			setrlimit(RLIMIT_AS, &rl);
+		}
 		execv("./faulttune", argv);
 		_exit(127);
 	}
@@ -942,6 +1017,292 @@ static void test_fuzz_reader(void)
 	free(buf);
 }
 
+static unsigned char *slurp(const char *path, long *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*len = ftell(f);
+	rewind(f);
+	buf = malloc(*len);
+	if (buf && fread(buf, 1, *len, f) != (size_t)*len) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void spit(const char *path, const unsigned char *buf, long len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (f) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
+	}
+}
+
+/* the first data page of CPU 0 of a v6 file, and its events' offsets */
+static unsigned char *first_page(unsigned char *buf, long len, uint32_t *ev,
+				 int *nev)
+{
+	unsigned char *fly = memmem(buf, len, "flyrecord", 10), *pg;
+	uint64_t off, commit;
+	uint32_t c = 0, hdr;
+
+	*nev = 0;
+	if (!fly)
+		return NULL;
+	memcpy(&off, fly + 10, 8);
+	pg = buf + off;
+	memcpy(&commit, pg + 8, 8);
+	while (c < commit && *nev < 256) {
+		memcpy(&hdr, pg + 16 + c, 4);
+		ev[(*nev)++] = c;
+		c += 4 + (hdr & 31) * 4;	/* synth writes type_len 1-28 only */
+	}
+	return pg;
+}
+
+static uint64_t skipped(struct ft_analysis *a, int what)
+{
+	struct ft_cpu_skips k;
+
+	ft_analysis_skipped(a, &k);
+	return what == 0 ? k.bad_pages : what == 1 ? k.bad_headers :
+	       what == 2 ? k.skipped_bytes : k.short_records;
+}
+
+/* read path twice, in place and through libtracecmd; 0 when they agree */
+static int both_readers(const char *path, struct ft_analysis *a,
+			struct ft_analysis *b)
+{
+	size_t k, diff = 0;
+
+	ft_analysis_init(a);
+	ft_analysis_init(b);
+	if (ft_read_tracedat(path, a))
+		return -1;
+	setenv("FAULTTUNE_LIBTRACECMD", "1", 1);
+	if (ft_read_tracedat(path, b))
+		diff++;
+	unsetenv("FAULTTUNE_LIBTRACECMD");
+	diff += a->nholds != b->nholds || a->first_ts != b->first_ts ||
+		a->last_ts != b->last_ts || a->hall.acq != b->hall.acq ||
+		a->hall.wait_total != b->hall.wait_total;
+	for (k = 0; k < a->nholds && k < b->nholds; k++)
+		diff += a->holds[k].req_ts != b->holds[k].req_ts ||
+			a->holds[k].acq_ts != b->holds[k].acq_ts ||
+			a->holds[k].rel_ts != b->holds[k].rel_ts;
+	return diff ? 1 : 0;
+}
+
+/*
+ * Damaged and unusual pages: the in-place reader decodes what kbuffer
+ * (and so libtracecmd) decodes, and counts what it cannot use.
+ */
+static void test_page_damage(void)
+{
+	char path[] = "/tmp/faulttune-page-XXXXXX", mut[64], err[4096];
+	struct synth_expect x;
+	struct ft_analysis a, b;
+	unsigned char *buf, *pg;
+	uint32_t ev[256], hdr, tl, w;
+	uint64_t commit;
+	long len;
+	int fd = mkstemp(path), n, i, st;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(mut, sizeof(mut), "%s.mut", path);
+	EQ(synth_write(path, 4, 50, 8, &x), 0);
+	buf = slurp(path, &len);
+	pg = buf ? first_page(buf, len, ev, &n) : NULL;
+	CHECK(pg && n > 8, "found the first page's events");
+	if (!pg || n <= 8)
+		goto out;
+
+	/* a discarded event (padding with a time delta): the delta counts */
+	for (i = 2; i < n - 1; i++) {
+		memcpy(&hdr, pg + 16 + ev[i], 4);
+		if (hdr >> 5)
+			break;
+	}
+	CHECK(i < n - 1, "an event with a time delta");
+	{
+		unsigned char *m = malloc(len);
+
+		memcpy(m, buf, len);
+		tl = hdr & 31;
+		hdr = (hdr & ~31u) | 29;
+		w = tl * 4;
+		memcpy(m + (pg - buf) + 16 + ev[i], &hdr, 4);
+		memcpy(m + (pg - buf) + 16 + ev[i] + 4, &w, 4);
+		spit(mut, m, len);
+		free(m);
+		EQ(both_readers(mut, &a, &b), 0);
+		EQ(a.nev[FT_LK_HUGETLB] + a.nev[FT_LK_MEMTYPE], x.events - 1);
+		EQ(skipped(&a, 1), 0);
+		ft_analysis_free(&a);
+		ft_analysis_free(&b);
+	}
+
+	/* a padding whose length wraps: the rest of the page is counted */
+	{
+		unsigned char *m = malloc(len);
+
+		memcpy(m, buf, len);
+		memcpy(&hdr, pg + 16 + ev[3], 4);
+		hdr = (hdr & ~31u) | 29;
+		w = 0xfffffff0;
+		memcpy(m + (pg - buf) + 16 + ev[3], &hdr, 4);
+		memcpy(m + (pg - buf) + 16 + ev[3] + 4, &w, 4);
+		memcpy(&commit, pg + 8, 8);
+		spit(mut, m, len);
+		free(m);
+		ft_analysis_init(&a);
+		EQ(ft_read_tracedat(mut, &a), 0);
+		EQ(skipped(&a, 1), 1);
+		EQ(skipped(&a, 2), commit - ev[3]);
+		EQ(a.nev[FT_LK_HUGETLB] + a.nev[FT_LK_MEMTYPE],
+		   x.events - (n - 3));
+		ft_analysis_free(&a);
+		{
+			char *argv[] = { "faulttune", "report", mut, NULL };
+			char *argv2[] = { "faulttune", "report", "--force", "--json", mut, NULL };
+			char *argv3[] = { "faulttune", "report", "--timeout", "3", mut, NULL };
+			int p[2];
+
+			st = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines(err) == 1 &&
+			      strstr(err, mut) && strstr(err, "bad event headers 1"),
+			      "bad header: status %#x, '%s'", st, err);
+			if (pipe(p) == 0) {
+				char out[65536] = "";
+				ssize_t r, tot = 0;
+
+				st = run_ft(argv2, p[1], 0, 0, err, sizeof(err), NULL);
+				close(p[1]);
+				while ((r = read(p[0], out + tot, sizeof(out) - 1 - tot)) > 0)
+					tot += r;
+				out[tot] = 0;
+				close(p[0]);
+				CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+				      strstr(out, "\"skipped\":{\"bad_pages\":0,\"bad_headers\":1,"),
+				      "--force: status %#x, skipped in the JSON", st);
+				CHECK(strstr(out, "\"cpus\":[{\"cpu\":0,"), "--force: per CPU");
+			}
+			/* libtracecmd loops on it: the time limit names the file */
+			setenv("FAULTTUNE_LIBTRACECMD", "1", 1);
+			st = run_ft(argv3, -1, 0, 0, err, sizeof(err), NULL);
+			unsetenv("FAULTTUNE_LIBTRACECMD");
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines(err) == 1 &&
+			      strstr(err, mut),
+			      "library path on a wrapping padding: status %#x, '%s'", st, err);
+		}
+	}
+
+	/* a record too short for the common fields: counted, not read */
+	{
+		unsigned char *m = malloc(len);
+		uint32_t last = ev[n - 1];
+
+		memcpy(m, buf, len);
+		memcpy(&hdr, pg + 16 + last, 4);
+		tl = hdr & 31;
+		memcpy(&commit, pg + 8, 8);
+		commit -= (tl - 1) * 4;
+		hdr = (hdr & ~31u) | 1;
+		memcpy(m + (pg - buf) + 16 + last, &hdr, 4);
+		memcpy(m + (pg - buf) + 8, &commit, 8);
+		spit(mut, m, len);
+		free(m);
+		EQ(both_readers(mut, &a, &b), 0);
+		EQ(skipped(&a, 3), 1);
+		EQ(skipped(&b, 3), 1);
+		EQ(skipped(&a, 1), 0);
+		ft_analysis_free(&a);
+		ft_analysis_free(&b);
+	}
+
+	/* a commit beyond the page: the page is counted, not decoded */
+	{
+		unsigned char *m = malloc(len);
+
+		memcpy(m, buf, len);
+		commit = 4096 - 8;
+		memcpy(m + (pg - buf) + 8, &commit, 8);
+		spit(mut, m, len);
+		free(m);
+		ft_analysis_init(&a);
+		/* validate() refuses such a file before any decoding */
+		EQ(ft_read_tracedat(mut, &a), -1);
+		ft_analysis_free(&a);
+	}
+out:
+	free(buf);
+	unlink(mut);
+	unlink(path);
+}
+
+/*
+ * Out of memory is an error, never a smaller answer: under every address
+ * space limit report either prints every event or fails saying so.
+ */
+static void test_nomem(void)
+{
+	char path[] = "/tmp/faulttune-nomem-XXXXXX", err[4096], want[64];
+	struct synth_expect x;
+	int fd = mkstemp(path), st, oom = 0, full = 0, wrong = 0, mb, p[2];
+
+	if (fd < 0)
+		return;
+	close(fd);
+	EQ(synth_write(path, 64, 600, 64, &x), 0);
+	snprintf(want, sizeof(want), "\"memtype\":%llu,", x.memtype);
+	for (mb = 8; mb <= 40; mb += 2) {
+		char *argv[] = { "faulttune", "report", "--json", path, NULL };
+		char out[8192] = "";
+		ssize_t r, tot = 0;
+
+		if (pipe(p))
+			break;
+		run_as_limit = (rlim_t)mb << 20;
+		st = run_ft(argv, p[1], 0, 0, err, sizeof(err), NULL);
+		run_as_limit = 0;
+		close(p[1]);
+		while ((r = read(p[0], out + tot, sizeof(out) - 1 - tot)) > 0)
+			tot += r;
+		out[tot] = 0;
+		close(p[0]);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			full++;
+			if (!strstr(out, want)) {
+				wrong++;
+				printf("# %d MB: exit 0 without all events: %.200s\n",
+				       mb, out);
+			}
+		} else if (WIFEXITED(st) && WEXITSTATUS(st) == 1 &&
+			   lines(err) == 1 && (strstr(err, "out of memory") ||
+			   strstr(err, "Cannot allocate memory"))) {
+			oom++;
+		} else {
+			wrong++;
+			printf("# %d MB: status %#x: %s\n", mb, st, err);
+		}
+	}
+	printf("# address space limits: %d out-of-memory errors, %d complete "
+	       "reports\n", oom, full);
+	EQ(wrong, 0);
+	CHECK(oom > 0 && full > 0, "the limits cover both outcomes");
+	unlink(path);
+}
+
 /* tracefs found in a mounts table wherever it is, debugfs alone is not it */
 static void test_tracefs_mounted(void)
 {
@@ -982,6 +1343,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	test_percentiles();
 	test_percentiles_big();
+	test_hist();
 	test_tune_plan();
 	test_resize_cost();
 	test_pairing();
@@ -997,6 +1359,8 @@ int main(void)
 	test_bench_args();
 	test_bad_files();
 	test_synth_file();
+	test_page_damage();
+	test_nomem();
 	test_fuzz_reader();
 	test_tracefs_mounted();
 	printf("%d passed, %d failed\n", passed, failed);

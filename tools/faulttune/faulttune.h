@@ -288,6 +288,16 @@ extern int ft_verbose;
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * plot.c: draw the chart out (.png: PNG, else SVG) with gnuplot, run with
+ * an argument vector, no shell.  script is gnuplot text (after "set
+ * terminal" and "set output ARG1"); it names the data as ARG2, a file
+ * holding the len bytes of data, and never contains a user-given string.
+ * Returns 0, or -1 with a message: gnuplot missing, failed, killed, or no
+ * file written.
+ */
+int ft_plot(const char *out, const char *script, const char *data, size_t len);
+
 /* report.c */
 struct ft_report_opts {
 	const char *file;

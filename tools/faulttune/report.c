@@ -275,43 +275,38 @@ static void text_chart(FILE *f, struct ft_whatif_row *w, int n, uint32_t cur)
 		fprintf(f, "         * = recorded table size\n");
 }
 
+/* the what-if curve: collision wait and collisions by table size */
 static int plot(const char *file, struct ft_whatif_row *w, int n)
 {
-	char dat[] = "/tmp/faulttune-plot-XXXXXX";
-	const char *ext = strrchr(file, '.');
-	const char *term = (ext && !strcmp(ext, ".png")) ? "pngcairo" : "svg";
-	char cmd[4096];
-	FILE *f;
-	int fd, i, ret;
+	static const char script[] =
+		"set logscale x 2\n"
+		"set xlabel 'table size (mutexes)'\n"
+		"set ylabel 'collision wait (ns)'\n"
+		"set y2label 'collisions'\n"
+		"set y2tics\n"
+		"plot ARG2 using 1:3 with linespoints title 'predicted collision wait', "
+		"ARG2 using 1:2 axes x1y2 with linespoints title 'predicted collisions'";
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&data, &len);
+	int i, ret;
 
-	if (system("command -v gnuplot >/dev/null 2>&1")) {
-		ft_err("--plot: gnuplot is not installed (apt-get install gnuplot-nox)");
-		return -1;
-	}
-	fd = mkstemp(dat);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		ft_err("--plot: cannot create a temporary file");
+	if (!f) {
+		ft_err("--plot %s: out of memory", file);
 		return -1;
 	}
 	for (i = 0; i < n; i++)
 		fprintf(f, "%u %llu %llu\n", w[i].size,
 			(unsigned long long)w[i].collisions,
 			(unsigned long long)w[i].coll_wait_ns);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "gnuplot -e \"set terminal %s; set output '%s'; set logscale x 2; "
-		 "set xlabel 'table size (mutexes)'; set ylabel 'collision wait (ns)'; "
-		 "set y2label 'collisions'; set y2tics; "
-		 "plot '%s' using 1:3 with linespoints title 'predicted collision wait', "
-		 "'' using 1:2 axes x1y2 with linespoints title 'predicted collisions'\"",
-		 term, file, dat);
-	ret = system(cmd);
-	unlink(dat);
-	if (ret) {
-		ft_err("--plot: gnuplot failed");
+	if (fclose(f)) {
+		ft_err("--plot %s: out of memory", file);
+		free(data);
 		return -1;
 	}
-	return 0;
+	ret = ft_plot(file, script, data, len);
+	free(data);
+	return ret;
 }
 
 static uint32_t recorded_size(const struct ft_analysis *a)
@@ -672,10 +667,12 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 		text_row_cls(f, "all", &a->call, 0);
 	}
 done:
-	if (o->plot && nw)
-		plot(o->plot, w, nw);
-	else if (o->plot)
-		ft_err("--plot: no hugetlb events, nothing to plot");
+	if (o->plot && !nw) {
+		ft_err("--plot %s: no hugetlb events, nothing to plot", o->plot);
+		ret = -1;
+	} else if (o->plot && plot(o->plot, w, nw)) {
+		ret = -1;
+	}
 out:
 	free(w);
 	free(bk);

@@ -1303,6 +1303,64 @@ static void test_nomem(void)
 	unlink(path);
 }
 
+/* --plot: gnuplot from an argument vector, its failures are errors */
+static void test_plot(void)
+{
+	char path[] = "/tmp/faulttune-plot-XXXXXX", dir[] = "/tmp/faulttune-pd-XXXXXX";
+	char evil[256], pwned[128], err[4096];
+	struct synth_expect x;
+	struct stat st;
+	int fd = mkstemp(path), rc;
+	int have = !system("command -v gnuplot >/dev/null 2>&1");
+
+	if (fd < 0 || !mkdtemp(dir))
+		return;
+	close(fd);
+	EQ(synth_write(path, 3, 20, 8, &x), 0);
+	/* the shell would run "touch faulttune-pwned" in our cwd */
+	snprintf(pwned, sizeof(pwned), "faulttune-pwned");
+	snprintf(evil, sizeof(evil), "%s/$(touch %s)'\";.svg", dir, pwned);
+	{
+		char *argv[] = { "faulttune", "report", "--plot", evil, path, NULL };
+
+		rc = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(stat(pwned, &st) != 0, "the file name ran as a command");
+		if (have) {
+			CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "plot: %#x %s", rc, err);
+			CHECK(stat(evil, &st) == 0 && st.st_size > 0,
+			      "the chart is in the file of that very name");
+		} else {
+			CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 &&
+			      strstr(err, "gnuplot is not installed"), "no gnuplot: %s", err);
+		}
+		unlink(evil);
+	}
+	{
+		char *argv[] = { "faulttune", "report", "--plot", "/nonexistent/a.svg",
+				 path, NULL };
+
+		rc = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 &&
+		      strstr(err, "faulttune: --plot /nonexistent/a.svg: gnuplot"),
+		      "gnuplot failure is an error: %#x '%s'", rc, err);
+	}
+	{
+		char *argv[] = { "faulttune", "report", "--plot", evil, path, NULL };
+		char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+		setenv("PATH", "/nonexistent", 1);
+		rc = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		if (old)
+			setenv("PATH", old, 1);
+		free(old);
+		CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 && lines(err) == 1 &&
+		      strstr(err, "gnuplot is not installed"),
+		      "no gnuplot in PATH: %#x '%s'", rc, err);
+	}
+	rmdir(dir);
+	unlink(path);
+}
+
 /* tracefs found in a mounts table wherever it is, debugfs alone is not it */
 static void test_tracefs_mounted(void)
 {
@@ -1360,6 +1418,7 @@ int main(void)
 	test_bad_files();
 	test_synth_file();
 	test_page_damage();
+	test_plot();
 	test_nomem();
 	test_fuzz_reader();
 	test_tracefs_mounted();

@@ -129,16 +129,52 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0.0;
 }
 
-static void text_header(FILE *f, const char *first)
+/* extra: a last column (the fallback's lock flags), or NULL */
+static void text_header_x(FILE *f, const char *first, const char *extra)
 {
-	fprintf(f, "%-12s %9s %9s %6s %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s\n",
+	fprintf(f, "%-12s %9s %9s %6s %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s%s%s\n",
 		first, "acq", "contended", "cont%", "collide", "share",
 		"unknown", "wait_tot", "wait_p50", "wait_p90", "wait_p99",
-		"wait_max", "hold_p50", "hold_p99");
+		"wait_max", "hold_p50", "hold_p99", extra ? " " : "",
+		extra ? extra : "");
 }
 
-/* cls: print the collision / sharing split (hugetlb only) */
-static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
+static void text_header(FILE *f, const char *first)
+{
+	text_header_x(f, first, NULL);
+}
+
+/*
+ * lock:contention_begin's flags (LCB_F_* of include/trace/events/lock.h),
+ * by name; unknown bits in hex
+ */
+static const char *lock_flags(uint32_t flags, char *buf, size_t len)
+{
+	static const char * const names[] = {
+		"SPIN", "READ", "WRITE", "RT", "PERCPU", "MUTEX",
+	};
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & (1u << i))
+			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      n ? "|" : "", names[i]);
+	flags &= ~((1u << i) - 1);
+	if (flags)
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%#x",
+			      n ? "|" : "", flags);
+	if (!n)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/*
+ * cls: print the collision / sharing split (hugetlb only); hold: the
+ * events carry hold times (not lock:contention); extra: a last column
+ */
+static void text_row_x(FILE *f, const char *name, struct ft_stats *s, int cls,
+		       int hold, const char *extra)
 {
 	char b[8][32], c[3][24];
 
@@ -151,7 +187,7 @@ static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
 		strcpy(c[1], "-");
 		strcpy(c[2], "-");
 	}
-	fprintf(f, "%-12s %9llu %9llu %5.1f%% %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s\n",
+	fprintf(f, "%-12s %9llu %9llu %5.1f%% %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s%s%s\n",
 		name, (unsigned long long)s->acq,
 		(unsigned long long)s->contended, pct(s->contended, s->acq),
 		c[0], c[1], c[2],
@@ -160,13 +196,40 @@ static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
 		ft_fmt_ns(ft_hist_percentile(&s->wait, 90), b[2], 32),
 		ft_fmt_ns(ft_hist_percentile(&s->wait, 99), b[3], 32),
 		ft_fmt_ns(s->wait_max, b[4], 32),
-		ft_fmt_ns(ft_hist_percentile(&s->hold, 50), b[5], 32),
-		ft_fmt_ns(ft_hist_percentile(&s->hold, 99), b[6], 32));
+		hold ? ft_fmt_ns(ft_hist_percentile(&s->hold, 50), b[5], 32) : "n/a",
+		hold ? ft_fmt_ns(ft_hist_percentile(&s->hold, 99), b[6], 32) : "n/a",
+		extra ? " " : "", extra ? extra : "");
+}
+
+static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
+{
+	text_row_x(f, name, s, cls, 1, NULL);
 }
 
 static void text_row(FILE *f, const char *name, struct ft_stats *s)
 {
 	text_row_cls(f, name, s, 1);
+}
+
+/* a lock:contention row: no hold times; flags, or NULL for a total */
+static void json_contention(FILE *f, const char *name, struct ft_stats *s,
+			    const char *flags)
+{
+	fputs("{\"name\":", f);
+	ft_json_str(f, name);
+	if (flags) {
+		fputs(",\"flags\":", f);
+		ft_json_str(f, flags);
+	}
+	fprintf(f, ",\"contended\":%llu,\"wait_total_ns\":%llu,"
+		"\"wait_p50_ns\":%llu,\"wait_p90_ns\":%llu,\"wait_p99_ns\":%llu,"
+		"\"wait_max_ns\":%llu,\"hold_p50_ns\":null,\"hold_p99_ns\":null}",
+		(unsigned long long)s->contended,
+		(unsigned long long)s->wait_total,
+		(unsigned long long)ft_hist_percentile(&s->wait, 50),
+		(unsigned long long)ft_hist_percentile(&s->wait, 90),
+		(unsigned long long)ft_hist_percentile(&s->wait, 99),
+		(unsigned long long)s->wait_max);
 }
 
 static void json_stats(FILE *f, const char *name, struct ft_stats *s)
@@ -487,17 +550,18 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 			json_stats(f, ft_mop_name(i), &a->mop[i]);
 		}
 		fputs("]},\"lock_contention\":{\"total\":", f);
-		json_stats(f, "all", &a->call);
+		json_contention(f, "all", &a->call, NULL);
 		fputs(",\"locks\":[", f);
 		for (i = 0; i < nla; i++) {
 			struct ft_lockaddr_stats *s = la[i];
-			char name[32];
+			char name[32], fl[64];
 
 			snprintf(name, sizeof(name), "0x%llx",
 				 (unsigned long long)s->addr);
 			if (i)
 				fputc(',', f);
-			json_stats(f, name, &s->st);
+			json_contention(f, name, &s->st,
+					lock_flags(s->flags, fl, sizeof(fl)));
 		}
 		fputs("]}}\n", f);
 		goto done;
@@ -530,7 +594,15 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 
 			snprintf(name, sizeof(name), "0x%llx",
 				 (unsigned long long)s->addr);
-			csv_stats(f, "lock_addr", name, &s->st);
+			/* no hold times in lock:contention: empty, not 0 */
+			fprintf(f, "lock_addr,%s,%llu,%llu,,,,%llu,%llu,%llu,%llu,%llu,,\n",
+				name, (unsigned long long)s->st.acq,
+				(unsigned long long)s->st.contended,
+				(unsigned long long)s->st.wait_total,
+				(unsigned long long)ft_hist_percentile(&s->st.wait, 50),
+				(unsigned long long)ft_hist_percentile(&s->st.wait, 90),
+				(unsigned long long)ft_hist_percentile(&s->st.wait, 99),
+				(unsigned long long)s->st.wait_max);
 		}
 		if (nw) {
 			fputs("\nsize,memory_bytes,collisions,collision_wait_ns,"
@@ -653,18 +725,19 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 			"faulttune events)\n"
 			"  can attribute: wait time per lock address and lock type flags\n"
 			"  cannot attribute: hugetlb bucket, (mapping, index) key, op, hold "
-			"time, collisions vs true sharing, what-if\n");
+			"time (n/a), collisions vs true sharing, what-if\n");
 		fprintf(f, "contended locks (top %d of %zu by wait)\n", nla,
 			a->lockaddrs.n);
-		text_header(f, "lock_addr");
+		text_header_x(f, "lock_addr", "flags");
 		for (i = 0; i < nla; i++) {
 			struct ft_lockaddr_stats *s = la[i];
-			char name[32];
+			char name[32], fl[64];
 
 			snprintf(name, sizeof(name), "%llx", (unsigned long long)s->addr);
-			text_row_cls(f, name, &s->st, 0);
+			text_row_x(f, name, &s->st, 0, 0,
+				   lock_flags(s->flags, fl, sizeof(fl)));
 		}
-		text_row_cls(f, "all", &a->call, 0);
+		text_row_x(f, "all", &a->call, 0, 0, NULL);
 	}
 done:
 	if (o->plot && !nw) {

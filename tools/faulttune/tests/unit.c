@@ -431,6 +431,38 @@ static void test_contention_fallback(void)
 	EQ(a.call.wait_total, 25);
 	EQ(a.unpaired_acquire, 1);
 	EQ(a.lockaddrs.n, 1);
+	{
+		/* the columns are honest: no hold times, the flags shown */
+		struct ft_report_opts o = { .file = "x.dat", .top = 10 };
+		char *out = NULL, *row;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		EQ(ft_report_print(f, &a, &o), 0);
+		fclose(f);
+		row = out ? strstr(out, "\ndead ") : NULL;
+		CHECK(row, "lock row in the text");
+		if (row) {
+			char line[256];
+
+			sscanf(row + 1, "%255[^\n]", line);
+			CHECK(strstr(line, " n/a       n/a MUTEX") &&
+			      !strstr(line, "0ns "), "fallback row: '%s'", line);
+		}
+		CHECK(out && strstr(out, " flags\n"), "flags column in the header");
+		free(out);
+		out = NULL;
+		o.fmt = FT_FMT_JSON;
+		f = open_memstream(&out, &len);
+		EQ(ft_report_print(f, &a, &o), 0);
+		fclose(f);
+		CHECK(out && strstr(out, "{\"name\":\"0xdead\",\"flags\":\"MUTEX\","
+				    "\"contended\":1,\"wait_total_ns\":25,"),
+		      "fallback JSON: flags");
+		CHECK(out && strstr(out, "\"wait_max_ns\":25,\"hold_p50_ns\":null,"
+				    "\"hold_p99_ns\":null}"), "fallback JSON: hold null");
+		free(out);
+	}
 	ft_analysis_free(&a);
 }
 

@@ -130,15 +130,17 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	 * libtracecmd's kbuffer follows lengths blindly: one that wraps sends
 	 * it back into what it has decoded (or round forever, which the
 	 * caller's time limit ends), and it returns garbage from there.  A
-	 * record starts after the end of the one before it on its CPU; the
-	 * rest of a page where one does not is dropped and counted.
+	 * record starts after the end of the one before it on its CPU, on a
+	 * 4-byte boundary; the rest of a page where one does not is dropped
+	 * and counted.
 	 */
 	if (h && cpu >= 0 && cpu < FT_SKIP_NCPUS) {
 		uint64_t pg = r->offset & ~(rd->page - 1);
 
 		if (pg == rd->bad_page[cpu])
 			goto out;
-		if (r->offset < rd->next_off[cpu]) {
+		/* the ring buffer aligns every event header to 4 bytes */
+		if (r->offset < rd->next_off[cpu] || (r->offset & 3)) {
 			struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
 
 			if (sk)
@@ -757,6 +759,36 @@ out:
 	return ret;
 }
 
+/*
+ * libtracecmd prints to stderr on its own ("Can not mmap file, will read
+ * instead", perror() lines) whatever its log level: its calls run with
+ * stderr on /dev/null, so that an error stays the one line naming the
+ * file.  Returns the saved stderr, or -1.
+ */
+static int lib_quiet(void)
+{
+	int saved, null;
+
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDERR_FILENO);
+	if (null >= 0)
+		close(null);
+	ft_isolate_phase(FT_PHASE_LIB);
+	return saved;
+}
+
+static void lib_loud(int saved)
+{
+	ft_isolate_phase(FT_PHASE_OURS);
+	if (saved < 0)
+		return;
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+}
+
 int ft_read_tracedat(const char *file, struct ft_analysis *a)
 {
 	struct tracecmd_input *h;
@@ -764,7 +796,7 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	struct layout lay;
 	struct stat st;
 	unsigned long long n;
-	int ret;
+	int ret, quiet;
 
 	if (stat(file, &st)) {
 		ft_err("%s: %s", file, strerror(errno));
@@ -777,9 +809,9 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		return -1;
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	ft_isolate_phase(FT_PHASE_LIB);
+	quiet = lib_quiet();
 	h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
-	ft_isolate_phase(FT_PHASE_OURS);
+	lib_loud(quiet);
 	if (!h) {
 		free(lay.off);
 		free(lay.size);
@@ -808,18 +840,18 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	    !getenv("FAULTTUNE_LIBTRACECMD")) {
 		ret = fast_read(file, &lay, rd);	/* says why itself */
 	} else {
-		ft_isolate_phase(FT_PHASE_LIB);
+		quiet = lib_quiet();
 		ret = iterate_all(h, rd);
-		ft_isolate_phase(FT_PHASE_OURS);
+		lib_loud(quiet);
 		if (ret < 0)
 			ft_err("%s: error while reading the event data "
 			       "(truncated?)", file);
 	}
 	free(lay.off);
 	free(lay.size);
-	ft_isolate_phase(FT_PHASE_LIB);
+	quiet = lib_quiet();
 	tracecmd_close(h);
-	ft_isolate_phase(FT_PHASE_OURS);
+	lib_loud(quiet);
 	n = rd->records;
 	free(rd);
 	if (ret < 0)

@@ -57,6 +57,7 @@ struct reader {
 	struct ft_analysis *a;
 	unsigned long long records;
 	int common_size;		/* bytes of the common fields (type, pid) */
+	struct tep_format_field *f_type, *f_pid;	/* common_type, common_pid */
 	/* library path: per CPU, where the next record may start, bad page */
 	uint64_t next_off[FT_SKIP_NCPUS], bad_page[FT_SKIP_NCPUS];
 	uint64_t page;
@@ -155,14 +156,14 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 		short_record(rd, cpu);
 		goto out;
 	}
-	id = tep_data_type(rd->tep, r);
+	id = rd->f_type ? (int)num(rd->f_type, r, &ok) : tep_data_type(rd->tep, r);
 	if (id < 0 || id > 65535 || (i = rd->idmap[id]) < 0)
 		goto out;
 	d = &rd->d[i];
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = r->ts;
 	ev.cpu = cpu;
-	ev.pid = tep_data_pid(rd->tep, r);
+	ev.pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) : tep_data_pid(rd->tep, r);
 	ev.lock = d->lock;
 	ev.kind = d->kind;
 	if (d->kind == FT_EV_MARKER) {
@@ -224,9 +225,16 @@ static int setup(struct reader *rd, const char *file)
 			continue;
 		d->event = e;
 		d->id = e->id;
-		for (cf = e->format.common_fields; cf; cf = cf->next)
+		/* every event has the same common fields: read them directly */
+		for (cf = e->format.common_fields; cf; cf = cf->next) {
 			if (cf->offset + cf->size > rd->common_size)
 				rd->common_size = cf->offset + cf->size;
+			if (!strcmp(cf->name, "common_type") &&
+			    (cf->size == 1 || cf->size == 2 || cf->size == 4))
+				rd->f_type = cf;
+			if (!strcmp(cf->name, "common_pid") && cf->size == 4)
+				rd->f_pid = cf;
+		}
 		if (e->id >= 0 && e->id <= 65535)
 			rd->idmap[e->id] = i;
 		d->f_mapping = tep_find_field(e, "mapping");
@@ -522,6 +530,11 @@ static int validate(const char *file, struct layout *lay)
 				goto out;
 			}
 			lay->committed += commit;
+			/* this pass touches every page: do not keep them */
+			if (((q + page) & ((4u << 20) - 1)) == 0)
+				madvise((void *)(((uintptr_t)c.p + q + page - (4u << 20)) &
+						 ~((uintptr_t)getpagesize() - 1)),
+					4u << 20, MADV_DONTNEED);
 		}
 	}
 	ret = 0;
@@ -561,6 +574,7 @@ out:
 
 struct cpu_cur {
 	const unsigned char *p, *end;	/* this CPU's pages left */
+	const unsigned char *drop;	/* decoded pages before it are dropped */
 	struct kbuffer *kb;
 	unsigned char *copy;		/* a page with its commit cut */
 	unsigned long long ts;		/* of the current event */
@@ -620,6 +634,23 @@ static unsigned int good_prefix(const unsigned char *d, unsigned int size)
 	return c;
 }
 
+/*
+ * Give the pages decoded so far back, a few MB at a time: a file mapping
+ * counts in the resident set as it is read, and a report's memory should
+ * not grow with the file it reads.
+ */
+static void drop_behind(struct cpu_cur *c, const unsigned char *upto)
+{
+	uintptr_t mask = (uintptr_t)getpagesize() - 1;
+	uintptr_t start = ((uintptr_t)c->drop + mask) & ~mask;
+	uintptr_t end = (uintptr_t)upto & ~mask;
+
+	if (end > start && end - start >= (4u << 20)) {
+		madvise((void *)start, end - start, MADV_DONTNEED);
+		c->drop = (const unsigned char *)end;
+	}
+}
+
 /* load the next page with events into kbuffer; 0 at the end of this CPU */
 static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu)
 {
@@ -632,6 +663,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 	while (c->p + page <= c->end) {
 		pg = c->p;
 		c->p += page;
+		drop_behind(c, pg);
 		memcpy(&flags, pg + 8, 8);
 		commit = flags & COMMIT_MASK;
 		if (commit > room || ((flags & RB_MISSED_STORED) &&
@@ -724,6 +756,7 @@ static int fast_read(const char *file, const struct layout *lay,
 		/* validate() checked that off + size is inside the file */
 		cur[i].p = (const unsigned char *)map + lay->off[i];
 		cur[i].end = cur[i].p + lay->size[i];
+		cur[i].drop = cur[i].p;
 		cur_next(&cur[i], lay->page, rd, (int)i);
 	}
 	memset(&rec, 0, sizeof(rec));

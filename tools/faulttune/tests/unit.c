@@ -466,6 +466,27 @@ static void test_contention_fallback(void)
 	ft_analysis_free(&a);
 }
 
+/* a garbage wait or hold is counted per CPU, not summed into nonsense */
+static void test_implausible(void)
+{
+	struct ft_analysis a;
+	struct ft_cpu_skips k;
+
+	ft_analysis_init(&a);
+	hold(&a, 1, 1000, 1500, 2000, 1, 1, 11, 8, 0);
+	hev(&a, FT_EV_START, 2, 3000, 1, 2, 12, 8, 0, 0, 0, 0);
+	/* 2^63 ns: wrapped the sums, beside a p50 of 9223 s */
+	hev(&a, FT_EV_ACQUIRE, 2, 4000, 1, 2, 12, 8, 1, 1ULL << 63, 0, 0);
+	hev(&a, FT_EV_ACQUIRE, 3, 4000, 1, 3, 13, 8, 1, FT_IMPLAUSIBLE_NS, 0, 0);
+	ft_analysis_finish(&a);
+	EQ(ft_analysis_skipped(&a, &k), 1);
+	EQ(k.implausible, 1);
+	EQ(a.hall.wait_total, 500 + FT_IMPLAUSIBLE_NS);	/* a day is still a wait */
+	EQ(a.hall.wait_max, FT_IMPLAUSIBLE_NS);
+	EQ(a.nomem, 0);
+	ft_analysis_free(&a);
+}
+
 static void test_memtype(void)
 {
 	struct ft_analysis a;
@@ -1442,6 +1463,7 @@ int main(void)
 	test_whatif_consistent();
 	test_contention_fallback();
 	test_memtype();
+	test_implausible();
 	test_jhash();
 	test_args();
 	test_numbers();

@@ -173,7 +173,7 @@ def host_speed_md(w, h):
       "64 mutexes), then `faulttune report FILE > /dev/null` and `trace-cmd "
       "report FILE > /dev/null` alternately, %d times each; medians of wall "
       "time, CPU time (user + system) and peak resident memory of each with "
-      "its children (tests/bench-rusage.py). Host load average at the end: "
+      "its children (GNU time). Host load average at the end: "
       "%s on %s cores: on a loaded host the CPU-time ratio is the steadier. "
       "Goals: faulttune >= %gx faster, peak memory <= %g of trace-cmd's." % (
           h["runs"], h["loadavg"], h["host_cpus"], HOST_GOALS["speed"],

@@ -1283,6 +1283,31 @@ static void test_page_damage(void)
 		ft_analysis_free(&b);
 	}
 
+	/*
+	 * One byte of header_page ("\tsigned" after the time stamp field):
+	 * libtracecmd then decoded nothing and report said "hugetlb 0",
+	 * exit 0.  Now the records it cannot read are counted and refused.
+	 */
+	{
+		unsigned char *m = malloc(len), *hp;
+		char *argv[] = { "faulttune", "report", mut, NULL };
+
+		memcpy(m, buf, len);
+		hp = memmem(m, len, "u64 timestamp;\toffset:0;\tsize:8;\tsigned", 39);
+		CHECK(hp, "header_page text");
+		if (hp) {
+			hp[34] = 'X';
+			spit(mut, m, len);
+			setenv("FAULTTUNE_LIBTRACECMD", "1", 1);
+			st = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+			unsetenv("FAULTTUNE_LIBTRACECMD");
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines(err) == 1 &&
+			      strstr(err, mut), "header_page byte, library path: %#x '%s'",
+			      st, err);
+		}
+		free(m);
+	}
+
 	/* a commit beyond the page: the page is counted, not decoded */
 	{
 		unsigned char *m = malloc(len);

@@ -27,8 +27,10 @@ trace-cmd convert -i "$W/seed-v6.dat" -o "$W/seed-v7-zstd.dat" --file-version 7 
 # a sanitizer report is a failure with its own exit status; a SIGSEGV in
 # libtracecmd (not instrumented) is left to faulttune's reader isolation
 # allocator_may_return_null: an absurd size from a damaged header gets
-# NULL, as from glibc, instead of an ASan abort
-export ASAN_OPTIONS=exitcode=99:handle_segv=0:handle_abort=0:detect_leaks=0:allocator_may_return_null=1
+# NULL, as from glibc, instead of an ASan abort; max_allocation_size_mb:
+# no input of these seeds needs 256 MB, and a damaged one that asks for
+# GBs would have ASan write their shadow (seconds: a false hang)
+export ASAN_OPTIONS=exitcode=99:handle_segv=0:handle_abort=0:detect_leaks=0:allocator_may_return_null=1:max_allocation_size_mb=256
 export UBSAN_OPTIONS=halt_on_error=1:exitcode=99:print_stacktrace=1
 "$here/fuzz" "$FT" "$W" "${FUZZ_CASES:-600}" "${FUZZ_SECONDS:-90}" \
 	"$corpus"/*.dat "$W"/seed-*.dat

@@ -15,6 +15,8 @@
 #   4 resize	resize duration and fault stalls during resizes, in faults
 #   5 speed	faulttune report vs trace-cmd report on >= 1M events
 #		(first round only, unless BENCH_SPEED=all)
+#   5b host-speed the same on the host: speed and peak memory (BENCH_HOST=0
+#		leaves it out)
 #   6 tune	tune (what-if plan) vs tune --full: time, pick, prediction
 #   7 lost	events lost during tune at VM_CPUS threads
 #
@@ -45,6 +47,48 @@ start=$(date +%s)
 echo "started $start" >> "$out/host-load"
 echo "loadavg $(cut -d' ' -f1 /proc/loadavg)" >> "$out/host-load"
 script=$(cat "$top/tests/bench-guest.sh")
+
+# ---------------------------------------------------------------------------
+# 5b host-speed (issue 12): faulttune report vs trace-cmd report > /dev/null
+# on the host, before any guest boots, on one file of >= 1M events (the
+# synthetic recording of tests/synth: 8 tasks, 64 mutexes, every event of
+# the contract), alternating BENCH_HOST_RUNS times (3): wall time, and CPU
+# time and peak resident memory of each with its children (faulttune reads
+# in a child) from GNU time.  Writes $out/host-speed.json for bench-table.py.
+host_measure() {	# COMMAND...: one JSON object
+	local t0 t1
+	t0=$(date +%s%N)
+	/usr/bin/time -o "$out/host-time" \
+		-f '"user_s":%U,"sys_s":%S,"maxrss_kb":%M,"status":%x' "$@" > /dev/null
+	t1=$(date +%s%N)
+	printf '{"wall_s":%s,%s}' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')" \
+		"$(tail -n 1 "$out/host-time")"
+}
+
+host_speed() {
+	local ft=$top/tools/faulttune f=$out/host-1m.dat i n=${BENCH_HOST_RUNS:-3}
+	make -s -C "$ft" faulttune tests/synth || return 1
+	"$ft/tests/synth" "$f" 8 42000 64 > "$out/host-1m.expect" || return 1
+	command -v trace-cmd >/dev/null || { echo "bench: trace-cmd not installed" >&2; return 1; }
+	[ -x /usr/bin/time ] || { echo "bench: GNU time not installed (apt-get install time)" >&2; return 1; }
+	{
+		printf '{"events":%s,"bytes":%s,"runs":[' \
+			"$(sed -n 's/^events=//p' "$out/host-1m.expect")" "$(wc -c < "$f")"
+		for i in $(seq 1 "$n"); do
+			[ "$i" = 1 ] || printf ','
+			printf '{"faulttune":%s,"tracecmd":%s}' \
+				"$(host_measure "$ft/faulttune" report "$f")" \
+				"$(host_measure trace-cmd report "$f")"
+		done
+		printf '],"loadavg":%s,"host_cpus":%s}\n' \
+			"$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)"
+	} > "$out/host-speed.json" || return 1
+	rm -f "$f" "$out/host-time"
+}
+if [ "${BENCH_HOST:-1}" = 1 ]; then
+	echo "bench: host: faulttune report vs trace-cmd report on 1M events"
+	host_speed || { echo "bench: the host speed section failed" >&2; exit 1; }
+fi
 
 for r in $(seq 1 "$rounds"); do
 	for k in stock patched; do

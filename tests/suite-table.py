@@ -186,7 +186,8 @@ def guest_rows(logdir, log, make, kernel="patched"):
 
 def tool_rows(logdir):
     rows = []
-    for target, what in (("test", "unit tests"), ("test-tracefs", "host tracefs tests")):
+    for target, what in (("test", "unit tests"), ("test-tracefs", "host tracefs tests"),
+                         ("fuzz", "report fuzz run (ASan/UBSan)")):
         path = os.path.join(logdir, f"tool-{target}.log")
         if not os.path.exists(path):
             continue

@@ -15,8 +15,8 @@ pkgs=(
 	qemu-system-x86 busybox-static
 	# the tool and the trace files it writes
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd
-	# peer workloads and plots
-	stress-ng gnuplot-nox
+	# peer workloads, plots, and make bench's peak-memory measurement
+	stress-ng gnuplot-nox time
 )
 
 missing=()

@@ -38,6 +38,10 @@ echo "# hugetlb events: trace-cmd report $tc, faulttune report $ft"
 t $? "hugetlb event counts agree and are non-zero ($tc / $ft)"
 [ "$(jnum lost_events $W/a.json)" = 0 ]
 t $? "no lost events with -b 4096"
+# one decoder (kbuffer) behind both readers: the same numbers
+FAULTTUNE_LIBTRACECMD=1 faulttune report --json $W/a.dat >$W/a.lib.json 2>&1
+cmp -s $W/a.json $W/a.lib.json
+t $? "the in-place reader and libtracecmd's print the same report"
 u=$(( $(jnum start $W/a.json) + $(jnum acquire $W/a.json) + $(jnum release $W/a.json) + $(jnum key_mismatch $W/a.json) ))
 [ "$u" = 0 ]
 t $? "every start/acquire/release sequence pairs ($u unpaired)"

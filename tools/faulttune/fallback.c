@@ -504,6 +504,10 @@ static void on_end(struct ft_fallback *fb, const struct ft_event *ev)
 	fb->begin_unpaired += t->n - 1 - i;
 	t->n = i;
 	wait = ev->ts > w.ts ? ev->ts - w.ts : 0;
+	if (wait > FT_IMPLAUSIBLE_NS) {	/* a garbage time: count, skip */
+		fb->end_unpaired++;
+		return;
+	}
 	/*
 	 * A mutex's slow path begins spinning; only a wait that sleeps
 	 * begins again without LCB_F_SPIN.  With lock debugging there is

@@ -16,7 +16,7 @@
 #include "faulttune.h"
 
 #define PAGE 4096
-#define MAXEV 200000
+#define MAXEV 1100000
 
 static const char header_page[] =
 "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"

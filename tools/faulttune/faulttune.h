@@ -85,11 +85,13 @@ struct ft_stats {
 };
 void ft_stats_free(struct ft_stats *s);
 
-/* completed hold of a hugetlb fault mutex: input of the what-if replay */
+/* completed hold of a hugetlb fault mutex: input of the model (model.h) */
 struct ft_hold {
 	uint64_t req_ts, acq_ts, rel_ts;
 	uint64_t mapping, index;
 	uint32_t hash;
+	uint32_t op;		/* enum ft_hop */
+	int pid;		/* the task: one stream of faults */
 };
 
 struct ft_whatif_row {
@@ -159,22 +161,11 @@ void ft_analysis_finish(struct ft_analysis *a);
 void ft_analysis_free(struct ft_analysis *a);
 
 /*
- * What-if replay: rows for sizes 1, 2, 4 .. max_size; caller frees.
- * Returns the number of rows or -1.
+ * What-if replay of the recorded hashes (model.c): rows for sizes 1, 2,
+ * 4 .. max_size; caller frees.  Returns the number of rows or -1.
  */
 int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
 	      struct ft_whatif_row **rows);
-
-/*
- * tune's plan: from the what-if rows of one traced run (n rows, sizes 1,
- * 2, 4 ..) and that run's thread time (threads x wall, ns), mark in
- * measure[] the sizes worth measuring: the smallest size s0 whose
- * predicted collision wait is within margin/2 of the largest size's
- * (bigger sizes are indistinguishable from it), s0/2 and 2 x s0, and any
- * smaller size predicted to lose at most 2 x margin.  Returns how many.
- */
-int ft_tune_plan(const struct ft_whatif_row *w, int n, double thread_ns,
-		 double margin_pct, int *measure);
 
 /*
  * Resize cost from a recording: every resize event and the acquisitions

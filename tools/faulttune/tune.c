@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
+#include "model.h"
 
 #define KNOB "/sys/kernel/debug/hugetlb/num_fault_mutexes"
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "faulttune.h"
+#include "model.h"
 #include "synth.h"
 
 static int passed, failed;

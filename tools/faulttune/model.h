@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * faulttune contention model: from recorded fault mutex holds, the expected
+ * collision wait at any table size, the rule that picks a size from it,
+ * and the statistics that confirm a pick by measurement.
+ */
+#ifndef FT_MODEL_H
+#define FT_MODEL_H
+
+#include "faulttune.h"
+
+/* seed of the model's hash draws: fixed, so equal input gives equal output */
+#define FT_MODEL_SEED	0x66746d6f64656cULL
+/* largest size the model simulates (two arrays of this many buckets) */
+#define FT_MODEL_MAX_SIZE	(1u << 20)
+/* default --target: predicted collision wait, percent of fault time */
+#define FT_TARGET_PCT	1.0
+
+struct ft_model;
+
+struct ft_model *ft_model_new(void);
+void ft_model_free(struct ft_model *m);
+/* one recorded run (its own time axis); the holds are copied */
+int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n);
+size_t ft_model_nholds(const struct ft_model *m);
+int ft_model_nruns(const struct ft_model *m);
+/* most fault streams (tasks) seen in one run */
+int ft_model_streams(const struct ft_model *m);
+
+struct ft_model_opts {
+	int threads;		/* 0: the recorded streams; T: T streams */
+	int draws;		/* hash draws; 0: chosen from the input size */
+	uint64_t seed;		/* of the draws; FT_MODEL_SEED */
+};
+
+struct ft_model_row {
+	uint32_t size;
+	int draws;
+	double collisions;	/* expected count, all runs */
+	double coll_wait_ns;	/* expected collision wait, all runs */
+	double share_wait_ns;	/* waits behind the same key: no size helps */
+	double fault_ns;	/* expected request-to-release time, all runs */
+	double coll_pct;	/* coll_wait_ns / fault_ns, percent */
+	double share_pct;
+	double coll_pct_sd;	/* standard deviation over the hash draws */
+};
+
+int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
+		     uint32_t size, struct ft_model_row *row);
+
+/*
+ * The rule: keep the current size when its predicted collision share is
+ * within target_pct; otherwise the smallest size (least memory) that is.
+ * rows are in ascending size order; current need not be among them.
+ */
+struct ft_pick {
+	int idx;		/* recommended row; -1 when n == 0 */
+	int keep;		/* the current size meets the target */
+	int met;		/* the recommended size meets the target */
+};
+void ft_model_pick(const struct ft_model_row *rows, int n, uint32_t current,
+		   double target_pct, struct ft_pick *p);
+
+/* 95% confidence interval of mean(b) - mean(a), Welch's t; -1 if n < 2 */
+struct ft_ci {
+	double diff, lo, hi;
+	double df;
+};
+int ft_ci95_diff(const double *a, int na, const double *b, int nb,
+		 struct ft_ci *ci);
+double ft_t975(double df);
+
+/*
+ * Bytes of one struct mutex in the running kernel: from BTF
+ * (/sys/kernel/btf/vmlinux) when present; else 32 (x86_64, no lock
+ * debugging) when the kernel shows no sign of lock debugging; else -1,
+ * unknown.  how says which, for the report.
+ */
+int ft_mutex_bytes(const char *btf_path, char *how, size_t len);
+/* sizeof(struct <name>) from a BTF file, -1 if absent or unreadable */
+long ft_btf_struct_size(const char *path, const char *name);
+
+/*
+ * tune's plan: from the what-if rows of one traced run (n rows, sizes 1,
+ * 2, 4 ..) and that run's thread time (threads x wall, ns), mark in
+ * measure[] the sizes worth measuring: the smallest size s0 whose
+ * predicted collision wait is within margin/2 of the largest size's
+ * (bigger sizes are indistinguishable from it), s0/2 and 2 x s0, and any
+ * smaller size predicted to lose at most 2 x margin.  Returns how many.
+ */
+int ft_tune_plan(const struct ft_whatif_row *w, int n, double thread_ns,
+		 double margin_pct, int *measure);
+
+#endif

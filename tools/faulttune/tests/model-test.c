@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the contention model (model.c): hold streams small enough
+ * that the expected collision wait is worked out by hand in the comments,
+ * the rule that picks a size, the confidence interval and the BTF reader.
+ * Ends with "N passed, N failed".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "model.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...) do {						\
+	if (cond) {							\
+		passed++;						\
+	} else {							\
+		failed++;						\
+		printf("FAIL %s:%d: ", __func__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	}								\
+} while (0)
+
+#define NEAR(a, b, tol) CHECK(fabs((double)(a) - (double)(b)) <= (tol),	\
+			      "%s = %.6g, want %.6g +- %.3g", #a,	\
+			      (double)(a), (double)(b), (double)(tol))
+#define EQ(a, b) CHECK((long long)(a) == (long long)(b),		\
+		       "%s = %lld, want %lld", #a, (long long)(a),	\
+		       (long long)(b))
+
+/* a recorded hold: task, key (mapping 0x1000, index key), request, acquire, release */
+static struct ft_hold H(int pid, uint64_t key, uint64_t req, uint64_t acq,
+			uint64_t rel)
+{
+	struct ft_hold h = {
+		.req_ts = req, .acq_ts = acq, .rel_ts = rel,
+		.mapping = 0x1000, .index = key, .pid = pid,
+	};
+	return h;
+}
+
+static void predict(const struct ft_hold *h, size_t n, int threads,
+		    int draws, uint32_t size, struct ft_model_row *row)
+{
+	struct ft_model *m = ft_model_new();
+	struct ft_model_opts o = { .threads = threads, .draws = draws,
+				   .seed = FT_MODEL_SEED };
+
+	CHECK(m && !ft_model_add_run(m, h, n), "model of %zu holds", n);
+	CHECK(!ft_model_predict(m, &o, size, row), "predict at %u", size);
+	ft_model_free(m);
+}
+
+/*
+ * One mutex, three tasks asking 2 ns apart for 10 ns holds of distinct
+ * keys: the second waits 10 - 2 = 8, the third waits for both holders
+ * before it, until 20: 16; 24 in all.  Summing the overlapping pairs
+ * without queueing (remaining hold at the request: 8, 6 and 8) says 22.
+ * Fault time: 10 + 18 + 26 = 54; share 24 / 54.
+ */
+static void test_queue_one_mutex(void)
+{
+	struct ft_hold h[] = {
+		H(1, 1, 0, 0, 10), H(2, 2, 2, 2, 12), H(3, 3, 4, 4, 14),
+	};
+	struct ft_model_row r;
+
+	predict(h, 3, 0, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 24, 1e-9);
+	NEAR(r.collisions, 2, 1e-9);
+	NEAR(r.fault_ns, 54, 1e-9);
+	NEAR(r.coll_pct, 100.0 * 24 / 54, 1e-9);
+	NEAR(r.share_wait_ns, 0, 1e-9);
+	NEAR(r.coll_pct_sd, 0, 1e-9);	/* one bucket: every draw alike */
+}
+
+/*
+ * A task's wait delays its next request.  Task 1: A 0-10, then D asked at
+ * 32.  Task 2: B asked at 5, C asked 5 after B's release.  One mutex:
+ * B waits 5 (10-20), so C is asked at 25 (not 20) and holds 25-35, and D
+ * asked at 32 waits 3.  Collision wait 8 (without the feedback: 5).
+ * Fault time 10 + 15 + 10 + 11 = 46.
+ */
+static void test_stream_feedback(void)
+{
+	struct ft_hold h[] = {
+		H(1, 1, 0, 0, 10), H(2, 2, 5, 5, 15), H(2, 3, 20, 20, 30),
+		H(1, 4, 32, 32, 40),
+	};
+	/*
+	 * The same tasks recorded at a size where B waited 5 behind another
+	 * key: B 5-10-20 and C asked at 25.  Taking the recorded wait off
+	 * task 2's time line gives the same contention-free input.
+	 */
+	struct ft_hold w[] = {
+		H(1, 1, 0, 0, 10), H(2, 2, 5, 10, 20), H(2, 3, 25, 25, 35),
+		H(1, 4, 32, 32, 40),
+	};
+	struct ft_model_row r;
+
+	predict(h, 4, 0, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 8, 1e-9);
+	NEAR(r.collisions, 2, 1e-9);
+	NEAR(r.fault_ns, 46, 1e-9);
+	predict(w, 4, 0, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 8, 1e-9);
+	NEAR(r.fault_ns, 46, 1e-9);
+}
+
+/*
+ * Two overlapping holds of distinct keys collide with probability 1/N:
+ * the second (asked at 4, the first holds until 10) waits 6 / N on
+ * average.  4096 draws: within 4 standard errors of the mean,
+ * 6 * sqrt(p (1 - p) / 4096).  With common random numbers the curve
+ * cannot rise with the size.
+ */
+static void test_expected_one_over_n(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(2, 2, 4, 4, 14) };
+	struct ft_model_row r;
+	double prev = 1e9;
+	uint32_t n;
+
+	for (n = 1; n <= 64; n <<= 1) {
+		double p = 1.0 / n;
+
+		predict(h, 2, 0, 4096, n, &r);
+		NEAR(r.coll_wait_ns, 6.0 / n, 4 * 6 * sqrt(p * (1 - p) / 4096) + 1e-9);
+		NEAR(r.collisions, 1.0 / n, 4 * sqrt(p * (1 - p) / 4096) + 1e-9);
+		CHECK(r.coll_wait_ns <= prev, "size %u: %.4g after %.4g",
+		      n, r.coll_wait_ns, prev);
+		prev = r.coll_wait_ns;
+	}
+	/* far more buckets than keys: almost never */
+	predict(h, 2, 0, 64, FT_MODEL_MAX_SIZE, &r);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+}
+
+/*
+ * Two tasks faulting the same page: the second waits in every draw and
+ * at every size (recorded 4 -> 10 -> 20: asked at 4, waits 6), and it is
+ * sharing, not a collision.
+ */
+static void test_true_sharing(void)
+{
+	struct ft_hold h[] = { H(1, 7, 0, 0, 10), H(2, 7, 4, 10, 20) };
+	struct ft_model_row r;
+
+	predict(h, 2, 0, 16, 1, &r);
+	NEAR(r.share_wait_ns, 6, 1e-9);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	NEAR(r.share_pct, 100.0 * 6 / 26, 1e-9);
+	predict(h, 2, 0, 16, 1024, &r);
+	NEAR(r.share_wait_ns, 6, 1e-9);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+}
+
+/*
+ * --threads: one recorded task, holds 0-10 and asked again at 20.  Two
+ * simulated streams on one mutex, each its own keys: both ask at 0, the
+ * second waits 10 (10-20), so asks again at 30; the first holds 20-30;
+ * the second finds the mutex free at 30.  Collision wait 10, fault time
+ * 10 + 20 + 10 + 10 = 50.  One stream: nothing to collide with.
+ */
+static void test_threads(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(1, 2, 20, 20, 30) };
+	struct ft_model_row r;
+
+	predict(h, 2, 2, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 10, 1e-9);
+	NEAR(r.fault_ns, 50, 1e-9);
+	predict(h, 2, 1, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	predict(h, 2, 0, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+}
+
+/* two runs are two time axes: their holds never overlap each other */
+static void test_runs_apart(void)
+{
+	struct ft_hold a[] = { H(1, 1, 0, 0, 10) }, b[] = { H(2, 2, 4, 4, 14) };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_model_row r;
+
+	CHECK(!ft_model_add_run(m, a, 1) && !ft_model_add_run(m, b, 1), "runs");
+	EQ(ft_model_nruns(m), 2);
+	EQ(ft_model_nholds(m), 2);
+	CHECK(!ft_model_predict(m, &o, 1, &r), "predict");
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	NEAR(r.fault_ns, 20, 1e-9);
+	/* not a power of two, or too big: refused */
+	CHECK(ft_model_predict(m, &o, 3, &r) < 0, "size 3 refused");
+	CHECK(ft_model_predict(m, &o, FT_MODEL_MAX_SIZE * 2, &r) < 0,
+	      "size above the model's maximum refused");
+	ft_model_free(m);
+}
+
+/* the same input twice: the same numbers, bit for bit */
+static void test_deterministic(void)
+{
+	struct ft_hold h[64];
+	struct ft_model_row r1, r2;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		h[i] = H(i % 4, i, i * 3, i * 3, i * 3 + 11);
+	predict(h, 64, 0, 0, 8, &r1);
+	predict(h, 64, 0, 0, 8, &r2);
+	CHECK(!memcmp(&r1, &r2, sizeof(r1)), "two predictions differ");
+	CHECK(r1.draws >= 4 && r1.draws <= 256, "draws %d", r1.draws);
+	CHECK(r1.coll_wait_ns > 0, "4 tasks on 8 buckets collide sometimes");
+}
+
+/* the rule: keep when the current size meets the target, else the smallest */
+static void test_pick(void)
+{
+	static const double pct[] = { 40, 20, 10, 5, 2.5, 1.2, 0.6 };
+	struct ft_model_row rows[7];
+	struct ft_pick p;
+	int i;
+
+	memset(rows, 0, sizeof(rows));
+	for (i = 0; i < 7; i++) {
+		rows[i].size = 1u << i;
+		rows[i].coll_pct = pct[i];
+	}
+	/* 32 has 1.2% > 1%: the smallest within 1% is 64 */
+	ft_model_pick(rows, 7, 32, 1.0, &p);
+	EQ(p.idx, 6);
+	EQ(p.keep, 0);
+	EQ(p.met, 1);
+	/* 32 has 1.2% <= 2%: keep 32 */
+	ft_model_pick(rows, 7, 32, 2.0, &p);
+	EQ(p.idx, 5);
+	EQ(p.keep, 1);
+	/* 5%: 8 would do too, but the current 32 meets it: keep, not shrink */
+	ft_model_pick(rows, 7, 32, 5.0, &p);
+	EQ(p.idx, 5);
+	EQ(p.keep, 1);
+	/* from 4 (10%) at 5%: 8, the smallest that meets it */
+	ft_model_pick(rows, 7, 4, 5.0, &p);
+	EQ(p.idx, 3);
+	EQ(p.keep, 0);
+	/* the target exactly: met (<=) */
+	ft_model_pick(rows, 7, 4, 2.5, &p);
+	EQ(p.idx, 4);
+	/* nothing meets 0.1%: the largest, not met */
+	ft_model_pick(rows, 7, 4, 0.1, &p);
+	EQ(p.idx, 6);
+	EQ(p.met, 0);
+	/* a current size outside the candidates (128) */
+	ft_model_pick(rows, 7, 128, 1.0, &p);
+	EQ(p.idx, 6);
+	EQ(p.keep, 0);
+	ft_model_pick(rows, 0, 32, 1.0, &p);
+	EQ(p.idx, -1);
+}
+
+/*
+ * a = 10 12 14, b = 20 22 24: means 12 and 22, variances 4 and 4;
+ * se = sqrt(4/3 + 4/3) = 1.63299; Welch df = (8/3)^2 /
+ * (2 * (4/3)^2 / 2) = 4; t(0.975, 4) = 2.776: 10 +- 4.5332.
+ */
+static void test_ci(void)
+{
+	double a[] = { 10, 12, 14 }, b[] = { 20, 22, 24 }, c[] = { 1, 1 };
+	double d[] = { 5, 7, 9, 11, 13 };
+	struct ft_ci ci;
+
+	CHECK(!ft_ci95_diff(a, 3, b, 3, &ci), "ci");
+	NEAR(ci.diff, 10, 1e-9);
+	NEAR(ci.df, 4, 1e-9);
+	NEAR(ci.lo, 10 - 2.776 * sqrt(8.0 / 3), 1e-9);
+	NEAR(ci.hi, 10 + 2.776 * sqrt(8.0 / 3), 1e-9);
+	/* includes zero: a = 10 12 14 against 5 7 9 11 13 (mean 9, var 10):
+	 * se = sqrt(4/3 + 2) = 1.8257, df = (10/3)^2 /
+	 * ((4/3)^2 / 2 + 4 / 4) = 5.882 -> 5: t 2.571; -3 +- 4.694 */
+	CHECK(!ft_ci95_diff(a, 3, d, 5, &ci), "ci");
+	NEAR(ci.diff, -3, 1e-9);
+	NEAR(ci.df, (100.0 / 9) / (16.0 / 18 + 1), 1e-9);
+	NEAR(ci.hi, -3 + 2.571 * sqrt(10.0 / 3), 1e-9);
+	CHECK(ci.lo < 0 && ci.hi > 0, "includes zero");
+	/* no spread: a point */
+	CHECK(!ft_ci95_diff(c, 2, c, 2, &ci), "ci");
+	NEAR(ci.lo, 0, 0);
+	NEAR(ci.hi, 0, 0);
+	CHECK(ft_ci95_diff(a, 1, b, 3, &ci) < 0, "one sample: no interval");
+	NEAR(ft_t975(1), 12.706, 0);
+	NEAR(ft_t975(30.9), 2.042, 0);
+	NEAR(ft_t975(1000), 1.980, 0);
+	CHECK(isinf(ft_t975(0.5)), "df < 1");
+}
+
+/* a BTF blob written by hand: INT "int" (4), STRUCT "mutex" of 48 bytes */
+static void test_btf(void)
+{
+	static const char strs[] = "\0int\0mutex\0mutex_waiter";
+	uint32_t types[] = {
+		1, 1u << 24, 4, 32,		/* INT "int", 4 bytes, 32 bits */
+		11, (4u << 24) | 1, 40,		/* STRUCT "mutex_waiter", 1 member */
+		1, 1, 0,			/*  member "int" type 1 offset 0 */
+		5, 4u << 24, 48,		/* STRUCT "mutex", 48 bytes */
+	};
+	struct {
+		uint16_t magic;
+		uint8_t version, flags;
+		uint32_t hdr_len, type_off, type_len, str_off, str_len;
+	} hd = { 0xeb9f, 1, 0, 24, 0, sizeof(types), sizeof(types),
+		 sizeof(strs) };
+	char path[] = "/tmp/faulttune-btf-XXXXXX", how[256];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0, "mkstemp");
+	if (fd < 0)
+		return;
+	CHECK(write(fd, &hd, 24) == 24 &&
+	      write(fd, types, sizeof(types)) == sizeof(types) &&
+	      write(fd, strs, sizeof(strs)) == sizeof(strs), "write");
+	close(fd);
+	EQ(ft_btf_struct_size(path, "mutex"), 48);
+	EQ(ft_btf_struct_size(path, "mutex_waiter"), 40);
+	EQ(ft_btf_struct_size(path, "mute"), -1);
+	EQ(ft_mutex_bytes(path, how, sizeof(how)), 48);
+	CHECK(strstr(how, path) != NULL, "how names the BTF file: %s", how);
+	unlink(path);
+	EQ(ft_btf_struct_size(path, "mutex"), -1);
+}
+
+int main(void)
+{
+	test_queue_one_mutex();
+	test_stream_feedback();
+	test_expected_one_over_n();
+	test_true_sharing();
+	test_threads();
+	test_runs_apart();
+	test_deterministic();
+	test_pick();
+	test_ci();
+	test_btf();
+	printf("model: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -215,11 +215,16 @@ struct ft_report_opts {
 	int top;
 	uint32_t max_size;
 	const char *plot;
+	int threads;		/* --threads: the advice for T threads */
+	double target;		/* --target: percent, 0: the default */
 };
 int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
 int ft_read_tracedat(const char *file, struct ft_analysis *a);
 void ft_report_print(FILE *f, struct ft_analysis *a,
 		     const struct ft_report_opts *o);
+/* advice.c: tune's recommendation for a recording (text line or JSON) */
+void ft_advice_report(FILE *f, const struct ft_analysis *a, int threads,
+		      double target_pct, int json);
 
 
 /* tfs.c: our own tracefs instance, never the top-level buffer */

@@ -638,35 +638,3 @@ out:
 	free(ki);
 	return nrows;
 }
-/* ---- tune's plan ---- */
-
-int ft_tune_plan(const struct ft_whatif_row *w, int n, double thread_ns,
-		 double margin_pct, int *measure)
-{
-	double m = margin_pct / 100.0, floor_loss, loss;
-	int i, s0 = n - 1, count = 0;
-
-	if (n <= 0)
-		return 0;
-	if (thread_ns <= 0) {
-		for (i = 0; i < n; i++)
-			measure[i] = 1;
-		return n;
-	}
-	floor_loss = w[n - 1].coll_wait_ns / thread_ns;
-	for (i = 0; i < n; i++) {
-		loss = w[i].coll_wait_ns / thread_ns;
-		if (loss - floor_loss <= m / 2) {
-			s0 = i;
-			break;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		loss = w[i].coll_wait_ns / thread_ns;
-		measure[i] = (i >= s0 - 1 && i <= s0 + 1) ||
-			     (i < s0 && loss - floor_loss <= 2 * m);
-		count += measure[i];
-	}
-	return count;
-}
-

@@ -70,6 +70,37 @@ int ft_ci95_diff(const double *a, int na, const double *b, int nb,
 		 struct ft_ci *ci);
 double ft_t975(double df);
 
+/* advice.c: the model's table and recommendation, for tune and report */
+struct ft_advice_opts {
+	uint32_t current;	/* the table size now (0: unknown) */
+	double target_pct;
+	int threads;		/* simulated threads, 0: as recorded */
+	uint32_t max_size;	/* 0: as far as the answer needs */
+	const char *btf_path;	/* NULL: /sys/kernel/btf/vmlinux */
+};
+
+struct ft_advice {
+	uint32_t current;
+	double target_pct;
+	int threads, streams, nruns;
+	size_t nholds;
+	int mutex_bytes;	/* -1: unknown, see mutex_how */
+	char mutex_how[256];
+	struct ft_model_row *rows;	/* sizes 1, 2, 4 .. */
+	int n;
+	struct ft_pick pick;
+};
+
+uint32_t ft_recorded_size(const struct ft_analysis *a);
+int ft_advise(const struct ft_model *m, const struct ft_advice_opts *o,
+	      struct ft_advice *adv);
+const struct ft_model_row *ft_advice_row(const struct ft_advice *adv,
+					 uint32_t size);
+void ft_advice_table(FILE *f, const struct ft_advice *adv);
+void ft_advice_line(FILE *f, const struct ft_advice *adv);
+void ft_advice_json(FILE *f, const struct ft_advice *adv);
+void ft_advice_free(struct ft_advice *adv);
+
 /*
  * Bytes of one struct mutex in the running kernel: from BTF
  * (/sys/kernel/btf/vmlinux) when present; else 32 (x86_64, no lock
@@ -79,16 +110,5 @@ double ft_t975(double df);
 int ft_mutex_bytes(const char *btf_path, char *how, size_t len);
 /* sizeof(struct <name>) from a BTF file, -1 if absent or unreadable */
 long ft_btf_struct_size(const char *path, const char *name);
-
-/*
- * tune's plan: from the what-if rows of one traced run (n rows, sizes 1,
- * 2, 4 ..) and that run's thread time (threads x wall, ns), mark in
- * measure[] the sizes worth measuring: the smallest size s0 whose
- * predicted collision wait is within margin/2 of the largest size's
- * (bigger sizes are indistinguishable from it), s0/2 and 2 x s0, and any
- * smaller size predicted to lose at most 2 x margin.  Returns how many.
- */
-int ft_tune_plan(const struct ft_whatif_row *w, int n, double thread_ns,
-		 double margin_pct, int *measure);
 
 #endif

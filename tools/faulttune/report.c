@@ -20,6 +20,8 @@ static void report_usage(FILE *f)
 "  -j, --json         JSON output\n"
 "  -c, --csv          CSV output\n"
 "  -p, --plot FILE    draw the what-if curve with gnuplot (.svg or .png)\n"
+"      --threads T    recommendation for T faulting threads (tune's model)\n"
+"      --target PCT   its collision wait target, percent of fault time\n"
 "  -h, --help\n");
 }
 
@@ -32,9 +34,12 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "csv", no_argument, NULL, 'c' },
 		{ "plot", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "threads", required_argument, NULL, 1 },
+		{ "target", required_argument, NULL, 2 },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
+	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -68,6 +73,23 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 			break;
 		case 'p':
 			o->plot = optarg;
+			break;
+		case 1:
+			if (ft_parse_u64(optarg, &v) || !v || v > 65536) {
+				ft_err("report: --threads wants 1 to 65536, got '%s'",
+				       optarg);
+				return -1;
+			}
+			o->threads = (int)v;
+			break;
+		case 2:
+			o->target = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->target > 0 &&
+						       o->target < 100)) {
+				ft_err("report: --target wants a percentage in "
+				       "(0, 100), got '%s'", optarg);
+				return -1;
+			}
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -404,7 +426,9 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 				(unsigned long long)w[i].coll_wait_ns,
 				(unsigned long long)w[i].sharing,
 				(unsigned long long)w[i].share_wait_ns);
-		fputs("]},\"memtype\":{\"total\":", f);
+		fputs("],\"advice\":", f);
+		ft_advice_report(f, a, o->threads, o->target, 1);
+		fputs("},\"memtype\":{\"total\":", f);
 		json_stats(f, "all", &a->mall);
 		fputs(",\"ops\":[", f);
 		for (i = 0; i < FT_MOP_NR; i++) {
@@ -564,6 +588,8 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 				ft_fmt_ns(w[i].share_wait_ns, b[1], 32),
 				w[i].size == cur ? "  <- recorded" : "");
 		text_chart(f, w, nw, cur);
+		fputc('\n', f);
+		ft_advice_report(f, a, o->threads, o->target, 0);
 	}
 
 	if (a->nev[FT_LK_MEMTYPE]) {

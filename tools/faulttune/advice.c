@@ -186,8 +186,9 @@ void ft_advice_json(FILE *f, const struct ft_advice *adv)
 			fputs("null", f);
 		fprintf(f, ",\"predicted_collision_pct\":%.4f,\"predicted_sd_pct\":"
 			"%.4f,\"predicted_sharing_pct\":%.4f,"
-			"\"predicted_collisions\":%.3f}", r->coll_pct,
-			r->coll_pct_sd, r->share_pct, r->collisions);
+			"\"predicted_collisions\":%.3f,\"predicted_fault_ns\":%.0f,"
+			"\"predicted_span_ns\":%.0f}", r->coll_pct, r->coll_pct_sd,
+			r->share_pct, r->collisions, r->fault_ns, r->span_ns);
 	}
 	fputc(']', f);
 	if (adv->pick.idx >= 0 && adv->nholds)

@@ -308,7 +308,7 @@ struct sim {
 };
 
 struct sim_out {
-	double coll, coll_wait, share_wait, fault;
+	double coll, coll_wait, share_wait, fault, span;
 };
 
 /*
@@ -322,6 +322,7 @@ static void simulate(const struct run *r, int threads, uint32_t size,
 {
 	int nstreams = threads ? threads : r->nstreams, j;
 	uint32_t mask = size - 1;
+	uint64_t first = UINT64_MAX, last = 0;
 
 	if (!r->nstreams)
 		return;
@@ -342,6 +343,8 @@ static void simulate(const struct run *r, int threads, uint32_t size,
 		uint32_t j2, src, b, copy;
 
 		heap_pop(&sm->hp, &t, &j2);
+		if (t < first)
+			first = t;
 		src = j2 % r->nstreams;
 		copy = j2 / r->nstreams;
 		x = &r->h[sm->pos[j2]];
@@ -359,12 +362,16 @@ static void simulate(const struct run *r, int threads, uint32_t size,
 		}
 		out->fault += wait + x->svc;
 		sm->free_at[b] = start + x->svc;
+		if (start + x->svc > last)
+			last = start + x->svc;
 		sm->last_key[b] = key + 1;
 		sm->delay[j2] += wait;
 		if (++sm->pos[j2] < r->first[src + 1])
 			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
 				  j2);
 	}
+	if (last > first)
+		out->span += last - first;
 }
 
 /*
@@ -427,6 +434,7 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 		row->coll_wait_ns += so.coll_wait;
 		row->share_wait_ns += so.share_wait;
 		row->fault_ns += so.fault;
+		row->span_ns += so.span;
 		if (so.fault > 0) {
 			double p = 100.0 * so.coll_wait / so.fault;
 
@@ -438,6 +446,7 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 	row->coll_wait_ns /= draws;
 	row->share_wait_ns /= draws;
 	row->fault_ns /= draws;
+	row->span_ns /= draws;
 	if (row->fault_ns > 0) {
 		row->coll_pct = 100.0 * row->coll_wait_ns / row->fault_ns;
 		row->share_pct = 100.0 * row->share_wait_ns / row->fault_ns;

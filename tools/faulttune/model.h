@@ -40,6 +40,7 @@ struct ft_model_row {
 	double coll_wait_ns;	/* expected collision wait, all runs */
 	double share_wait_ns;	/* waits behind the same key: no size helps */
 	double fault_ns;	/* expected request-to-release time, all runs */
+	double span_ns;		/* first request to last release, runs summed */
 	double coll_pct;	/* coll_wait_ns / fault_ns, percent */
 	double share_pct;
 	double coll_pct_sd;	/* standard deviation over the hash draws */

@@ -79,6 +79,8 @@ struct tune_ctx {
 	struct ft_model *model;
 	struct ft_advice adv;
 	int have_adv;
+	uint32_t *order;	/* sizes of the measured runs, in run order */
+	int norder;
 	int runs;		/* workload runs, warm-up included */
 	double wall_s;		/* the whole tune, seconds */
 };
@@ -399,6 +401,8 @@ static int from_child(void *arg)
 				     .max_size = c->max_size,
 				     .btf_path = c->btf };
 	struct ft_analysis a;
+	double coll = 0, share = 0, fault = 0;
+	size_t k;
 	int i, ret = 1;
 
 	c->model = ft_model_new();
@@ -423,6 +427,11 @@ static int from_child(void *arg)
 		rs = ft_recorded_size(&a);
 		if (!ao.current)
 			ao.current = rs;
+		/* what the recording itself measured, at the size it ran at */
+		coll += a.hall.coll_wait;
+		share += a.hall.share_wait;
+		for (k = 0; k < a.nholds; k++)
+			fault += a.holds[k].rel_ts - a.holds[k].req_ts;
 		if (ft_model_add_run(c->model, a.holds, a.nholds)) {
 			ft_err("%s: out of memory", c->from[i]);
 			ft_analysis_free(&a);
@@ -444,7 +453,11 @@ static int from_child(void *arg)
 				putchar(',');
 			ft_json_str(stdout, c->from[i]);
 		}
-		printf("],\"model\":");
+		printf("],\"recorded\":{\"collision_wait_ns\":%.0f,"
+		       "\"sharing_wait_ns\":%.0f,\"fault_ns\":%.0f,"
+		       "\"collision_pct\":%.4f,\"sharing_pct\":%.4f},\"model\":",
+		       coll, share, fault, fault > 0 ? 100 * coll / fault : 0,
+		       fault > 0 ? 100 * share / fault : 0);
 		ft_advice_json(stdout, &c->adv);
 		printf("}\n");
 	} else {
@@ -453,6 +466,11 @@ static int from_child(void *arg)
 			printf(" %s", c->from[i]);
 		printf(" (advice only, nothing changed)\n");
 		ft_advice_table(stdout, &c->adv);
+		printf("recorded: collision wait %.2f%%, true sharing %.2f%% of "
+		       "fault time, as measured in the recording%s\n",
+		       fault > 0 ? 100 * coll / fault : 0,
+		       fault > 0 ? 100 * share / fault : 0,
+		       c->nfrom > 1 ? "s" : "");
 		putchar('\n');
 		ft_advice_line(stdout, &c->adv);
 		if (c->adv.pick.idx >= 0 && !c->adv.pick.keep)
@@ -631,6 +649,14 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 	sr = res_get(c, size);
 	if (!sr)
 		return -1;
+	{
+		uint32_t *o = realloc(c->order, (c->norder + 1) * sizeof(*o));
+
+		if (!o)
+			return -1;
+		c->order = o;
+		c->order[c->norder++] = size;
+	}
 	if (sr->runs == sr->cap) {
 		int cap2 = sr->cap ? sr->cap * 2 : 8;
 		double *w = realloc(sr->wall, cap2 * sizeof(*w));
@@ -786,7 +812,10 @@ static void report(struct tune_ctx *c)
 		       c->target, c->full ? "full" : "model", c->runs, nmeas,
 		       c->wall_s);
 		ft_advice_json(stdout, &c->adv);
-		printf(",\"measured\":[");
+		printf(",\"order\":[");
+		for (i = 0; i < c->norder; i++)
+			printf("%s%u", i ? "," : "", c->order[i]);
+		printf("],\"measured\":[");
 		for (i = 0; i < c->nres; i++) {
 			struct size_result *r = &c->res[i];
 			double m, sd;
@@ -1040,6 +1069,7 @@ out:
 	for (i = 0; c.res && i < c.nres; i++)
 		free(c.res[i].wall);
 	free(c.res);
+	free(c.order);
 	free(sizes);
 	return exit_code;
 }

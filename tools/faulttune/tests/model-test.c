@@ -75,6 +75,7 @@ static void test_queue_one_mutex(void)
 	NEAR(r.coll_pct, 100.0 * 24 / 54, 1e-9);
 	NEAR(r.share_wait_ns, 0, 1e-9);
 	NEAR(r.coll_pct_sd, 0, 1e-9);	/* one bucket: every draw alike */
+	NEAR(r.span_ns, 30, 1e-9);	/* first request 0, last release 30 */
 }
 
 /*
@@ -173,6 +174,7 @@ static void test_threads(void)
 	predict(h, 2, 2, 8, 1, &r);
 	NEAR(r.coll_wait_ns, 10, 1e-9);
 	NEAR(r.fault_ns, 50, 1e-9);
+	NEAR(r.span_ns, 40, 1e-9);	/* the second stream's last hold: 30-40 */
 	predict(h, 2, 1, 8, 1, &r);
 	NEAR(r.coll_wait_ns, 0, 1e-9);
 	predict(h, 2, 0, 8, 1, &r);
@@ -193,6 +195,7 @@ static void test_runs_apart(void)
 	CHECK(!ft_model_predict(m, &o, 1, &r), "predict");
 	NEAR(r.coll_wait_ns, 0, 1e-9);
 	NEAR(r.fault_ns, 20, 1e-9);
+	NEAR(r.span_ns, 20, 1e-9);	/* two runs of 10 ns each */
 	/* not a power of two, or too big: refused */
 	CHECK(ft_model_predict(m, &o, 3, &r) < 0, "size 3 refused");
 	CHECK(ft_model_predict(m, &o, FT_MODEL_MAX_SIZE * 2, &r) < 0,

@@ -139,7 +139,7 @@ void ft_advice_table(FILE *f, const struct ft_advice *adv)
 		"of a uniform hash, with queueing\n", adv->nruns,
 		adv->nruns == 1 ? "" : "s", adv->nholds,
 		adv->threads ? adv->threads : adv->streams,
-		adv->threads ? "simulated threads" : "tasks",
+		adv->threads ? "simulated threads" : "streams",
 		adv->n ? adv->rows[0].draws : 0);
 	fprintf(f, "%8s %12s %10s %8s %10s %11s\n", "size", "memory", "coll_wait",
 		"+-sd", "sharing", "collisions");

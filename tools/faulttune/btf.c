@@ -2,9 +2,10 @@
 /*
  * sizeof(struct mutex) of the running kernel, for the memory column.
  *
- * Lock debugging changes it: 32 bytes on x86_64 without, about twice
- * that with CONFIG_DEBUG_MUTEXES + CONFIG_DEBUG_LOCK_ALLOC (the guest's
- * kernel).  The kernel's BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)
+ * Lock debugging changes it: 32 bytes on x86_64 without; with
+ * CONFIG_DEBUG_MUTEXES + CONFIG_DEBUG_LOCK_ALLOC (the guest's kernel) a
+ * mutex also carries a lockdep map and debug fields, in itself and in
+ * its wait_lock.  The kernel's BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)
  * has the exact size; without it, a kernel showing signs of lock
  * debugging gets "unknown" rather than a number that may be wrong.
  * The BTF layout is the kernel's uapi (include/uapi/linux/btf.h): a

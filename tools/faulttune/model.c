@@ -165,6 +165,79 @@ static uint32_t key_id(struct keyset *ks, uint64_t mapping, uint64_t index)
 	return ks->n++;
 }
 
+/*
+ * Tasks that never overlap in time are one stream of faults: a shell loop
+ * that runs one process after another, the second repetition of a
+ * workload's threads after the first.  Packing the tasks into the fewest
+ * lanes (interval partitioning: each task, by start, into the first lane
+ * free by then) gives the streams that really ran side by side, which is
+ * what --threads multiplies and what the queueing feedback runs along.
+ * On entry t[].stream is the task; on return the lane.
+ */
+static const uint64_t *lane_first;	/* qsort's context */
+
+static int cmp_task_start(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (lane_first[a] != lane_first[b])
+		return lane_first[a] < lane_first[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static int tasks_to_lanes(struct tagged *t, size_t n, uint32_t *nstreams)
+{
+	uint32_t ntasks = *nstreams, nlanes = 0, i, *order = NULL, *lane = NULL;
+	uint64_t *first = NULL, *last = NULL, *lane_end = NULL;
+	size_t k;
+	int ret = -1;
+
+	first = malloc((ntasks + 1) * sizeof(*first));
+	last = calloc(ntasks + 1, sizeof(*last));
+	order = malloc((ntasks + 1) * sizeof(*order));
+	lane = malloc((ntasks + 1) * sizeof(*lane));
+	lane_end = malloc((ntasks + 1) * sizeof(*lane_end));
+	if (!first || !last || !order || !lane || !lane_end)
+		goto out;
+	for (i = 0; i < ntasks; i++) {
+		first[i] = UINT64_MAX;
+		order[i] = i;
+	}
+	for (k = 0; k < n; k++) {
+		uint32_t s = t[k].stream;
+
+		if (t[k].h->req_ts < first[s])
+			first[s] = t[k].h->req_ts;
+		if (t[k].h->rel_ts > last[s])
+			last[s] = t[k].h->rel_ts;
+	}
+	/* by first request, ties by task id: a total order */
+	lane_first = first;
+	qsort(order, ntasks, sizeof(*order), cmp_task_start);
+	for (i = 0; i < ntasks; i++) {
+		uint32_t x = order[i], l;
+
+		for (l = 0; l < nlanes; l++)
+			if (lane_end[l] <= first[x])
+				break;
+		if (l == nlanes)
+			nlanes++;
+		lane[x] = l;
+		lane_end[l] = last[x];
+	}
+	for (k = 0; k < n; k++)
+		t[k].stream = lane[t[k].stream];
+	*nstreams = nlanes;
+	ret = 0;
+out:
+	free(first);
+	free(last);
+	free(order);
+	free(lane);
+	free(lane_end);
+	return ret;
+}
+
 int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 {
 	struct ft_map streams = { 0 };
@@ -188,6 +261,8 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 			goto out;
 	}
 	nkeys = keys.n;
+	if (tasks_to_lanes(t, n, &nstreams))
+		goto out;
 	qsort(t, n, sizeof(*t), cmp_tagged);
 	r.first = calloc(nstreams + 1, sizeof(*r.first));
 	if (!r.first)

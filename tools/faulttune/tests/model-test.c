@@ -181,6 +181,33 @@ static void test_threads(void)
 	NEAR(r.coll_wait_ns, 0, 1e-9);
 }
 
+/*
+ * Tasks that never overlap are one stream: task 2 (20-30) starts after
+ * task 1 (0-10) ended, task 3 (asked at 5) overlaps task 1.  Two streams;
+ * on one mutex task 3 waits 5 (10-20) and task 2 finds it free at 20.
+ * --threads 4 runs two copies of the two streams, each with its own keys:
+ * at 0 stream 0 holds 0-10, stream 2 (copy 1 of it) waits 10 (10-20);
+ * at 5 stream 1 waits until 20 (15), stream 3 until 30 (25); the streams
+ * 0 and 2 go on with task 2's hold at 20 and at 30 (20 + its wait 10):
+ * stream 0 waits for stream 3 until 40 (20), stream 2 until 50 (20).
+ * In all 10 + 15 + 25 + 20 + 20 = 90.
+ */
+static void test_lanes(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(2, 2, 20, 20, 30),
+			       H(3, 3, 5, 5, 15) };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_row r;
+
+	CHECK(m && !ft_model_add_run(m, h, 3), "model");
+	EQ(ft_model_streams(m), 2);
+	ft_model_free(m);
+	predict(h, 3, 0, 4, 1, &r);
+	NEAR(r.coll_wait_ns, 5, 1e-9);
+	predict(h, 3, 4, 4, 1, &r);
+	NEAR(r.coll_wait_ns, 90, 1e-9);
+}
+
 /* two runs are two time axes: their holds never overlap each other */
 static void test_runs_apart(void)
 {
@@ -341,6 +368,7 @@ int main(void)
 	test_expected_one_over_n();
 	test_true_sharing();
 	test_threads();
+	test_lanes();
 	test_runs_apart();
 	test_deterministic();
 	test_pick();

@@ -166,7 +166,7 @@ fi
 # ---------------------------------------------------------------------------
 group "tool: faulttune unit tests and host tracefs tests"
 if [ -f "$top/tools/faulttune/Makefile" ]; then
-	for target in test test-tracefs; do
+	for target in test test-tracefs fuzz; do
 		grep -q "^$target:" "$top/tools/faulttune/Makefile" || continue
 		# test-tracefs must not skip here: make check runs as root.
 		FT_REQUIRE_TRACEFS=1 make -s -C "$top/tools/faulttune" "$target" > "$logs/tool-$target.log" 2>&1

@@ -125,8 +125,16 @@ uint64_t ft_percentile(struct ft_vec *vec, double q)
 
 void ft_stats_free(struct ft_stats *s)
 {
-	ft_vec_free(&s->wait);
-	ft_vec_free(&s->hold);
+	ft_hist_free(&s->wait);
+	ft_hist_free(&s->hold);
+}
+
+/* sums stop at UINT64_MAX rather than wrap */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
 /* ---- u64 map ---- */
@@ -271,6 +279,44 @@ static void free_lockaddr(void *p)
 	free(l);
 }
 
+struct ft_cpu_skips *ft_analysis_skips(struct ft_analysis *a, int cpu)
+{
+	struct ft_cpu_skips *n;
+	int cap;
+
+	if (cpu < 0 || cpu >= FT_SKIP_NCPUS)
+		cpu = FT_SKIP_NCPUS - 1;
+	if (cpu >= a->nskips) {
+		cap = cpu < 64 ? 64 : FT_SKIP_NCPUS;
+		n = realloc(a->skips, cap * sizeof(*n));
+		if (!n) {
+			a->nomem = 1;
+			return NULL;
+		}
+		memset(n + a->nskips, 0, (cap - a->nskips) * sizeof(*n));
+		a->skips = n;
+		a->nskips = cap;
+	}
+	return &a->skips[cpu];
+}
+
+uint64_t ft_analysis_skipped(const struct ft_analysis *a,
+			     struct ft_cpu_skips *sum)
+{
+	int i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < a->nskips; i++) {
+		sum->bad_pages += a->skips[i].bad_pages;
+		sum->bad_headers += a->skips[i].bad_headers;
+		sum->skipped_bytes += a->skips[i].skipped_bytes;
+		sum->short_records += a->skips[i].short_records;
+		sum->implausible += a->skips[i].implausible;
+	}
+	return sum->bad_pages + sum->bad_headers + sum->short_records +
+	       sum->implausible;
+}
+
 void ft_analysis_free(struct ft_analysis *a)
 {
 	int i;
@@ -287,6 +333,7 @@ void ft_analysis_free(struct ft_analysis *a)
 	ft_map_free(&a->tasks, free);
 	ft_map_free(&a->lockaddrs, free_lockaddr);
 	free(a->holds);
+	free(a->skips);
 	ft_vec_free(&a->resize_end);
 	ft_vec_free(&a->resize_dur);
 	memset(a, 0, sizeof(*a));
@@ -297,10 +344,12 @@ static struct task_state *task_get(struct ft_analysis *a, int lock, int pid)
 	uint64_t key = ((uint64_t)lock << 40) | (uint32_t)pid;
 	void **slot = ft_map_get(&a->tasks, key, 1);
 
-	if (!slot)
-		return NULL;
-	if (!*slot)
+	if (slot && !*slot)
 		*slot = calloc(1, sizeof(struct task_state));
+	if (!slot || !*slot) {
+		a->nomem = 1;
+		return NULL;
+	}
 	return *slot;
 }
 
@@ -311,12 +360,16 @@ static struct ft_bucket_stats *bucket_get(struct ft_analysis *a,
 	void **slot = ft_map_get(&a->buckets, key, 1);
 	struct ft_bucket_stats *bs;
 
-	if (!slot)
+	if (!slot) {
+		a->nomem = 1;
 		return NULL;
+	}
 	if (!*slot) {
 		bs = calloc(1, sizeof(*bs));
-		if (!bs)
+		if (!bs) {
+			a->nomem = 1;
 			return NULL;
+		}
 		bs->nbuckets = nb;
 		bs->bucket = b;
 		*slot = bs;
@@ -324,25 +377,26 @@ static struct ft_bucket_stats *bucket_get(struct ft_analysis *a,
 	return *slot;
 }
 
-static void stats_acquire(struct ft_stats *s, int contended, uint64_t wait,
-			  int cls)
+static void stats_acquire(struct ft_analysis *a, struct ft_stats *s,
+			  int contended, uint64_t wait, int cls)
 {
 	s->acq++;
 	if (!contended)
 		return;
 	s->contended++;
-	s->wait_total += wait;
+	s->wait_total = sat_add(s->wait_total, wait);
 	if (wait > s->wait_max)
 		s->wait_max = wait;
-	ft_vec_push(&s->wait, wait);
+	if (ft_hist_add(&s->wait, wait))
+		a->nomem = 1;
 	switch (cls) {
 	case 1:
 		s->collisions++;
-		s->coll_wait += wait;
+		s->coll_wait = sat_add(s->coll_wait, wait);
 		break;
 	case 2:
 		s->sharing++;
-		s->share_wait += wait;
+		s->share_wait = sat_add(s->share_wait, wait);
 		break;
 	default:
 		s->unknown++;
@@ -350,11 +404,12 @@ static void stats_acquire(struct ft_stats *s, int contended, uint64_t wait,
 	}
 }
 
-static void stats_release(struct ft_stats *s, uint64_t hold)
+static void stats_release(struct ft_analysis *a, struct ft_stats *s,
+			  uint64_t hold)
 {
 	s->releases++;
-	if (hold)
-		ft_vec_push(&s->hold, hold);
+	if (hold && ft_hist_add(&s->hold, hold))
+		a->nomem = 1;
 }
 
 static void push_hold(struct ft_analysis *a, const struct ft_hold *h)
@@ -363,8 +418,10 @@ static void push_hold(struct ft_analysis *a, const struct ft_hold *h)
 		size_t cap = a->capholds ? a->capholds * 2 : 256;
 		struct ft_hold *n = realloc(a->holds, cap * sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			a->nomem = 1;	/* a what-if without these holds is wrong */
 			return;
+		}
 		a->holds = n;
 		a->capholds = cap;
 	}
@@ -390,8 +447,10 @@ static int classify(struct ft_analysis *a, const struct ft_event *ev)
 	struct bucket_state *bs;
 	int cls = 0;
 
-	if (!slot)
+	if (!slot) {
+		a->nomem = 1;
 		return 0;
+	}
 	bs = *slot;
 	if (bs) {
 		if (ev->contended)
@@ -399,8 +458,10 @@ static int classify(struct ft_analysis *a, const struct ft_event *ev)
 			       bs->index == ev->index) ? 2 : 1;
 	} else {
 		bs = calloc(1, sizeof(*bs));
-		if (!bs)
+		if (!bs) {
+			a->nomem = 1;
 			return 0;
+		}
 		*slot = bs;
 	}
 	bs->mapping = ev->mapping;
@@ -455,11 +516,11 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 						ev->wait_ns : 0);
 		}
 		cls = classify(a, ev);
-		stats_acquire(&a->hop[op], ev->contended, ev->wait_ns, cls);
-		stats_acquire(&a->hall, ev->contended, ev->wait_ns, cls);
+		stats_acquire(a, &a->hop[op], ev->contended, ev->wait_ns, cls);
+		stats_acquire(a, &a->hall, ev->contended, ev->wait_ns, cls);
 		bs = bucket_get(a, ev->nbuckets, ev->bucket);
 		if (bs)
-			stats_acquire(&bs->st, ev->contended, ev->wait_ns, cls);
+			stats_acquire(a, &bs->st, ev->contended, ev->wait_ns, cls);
 		t->state = SEQ_ACQUIRED;
 		t->acq_ts = ev->ts;
 		t->mapping = ev->mapping;
@@ -470,11 +531,11 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 		t->op = op;
 		break;
 	case FT_EV_RELEASE:
-		stats_release(&a->hop[op], ev->hold_ns);
-		stats_release(&a->hall, ev->hold_ns);
+		stats_release(a, &a->hop[op], ev->hold_ns);
+		stats_release(a, &a->hall, ev->hold_ns);
 		bs = bucket_get(a, ev->nbuckets, ev->bucket);
 		if (bs)
-			stats_release(&bs->st, ev->hold_ns);
+			stats_release(a, &bs->st, ev->hold_ns);
 		if (t->state != SEQ_ACQUIRED) {
 			a->unpaired_release++;
 		} else if (t->mapping != ev->mapping || t->index != ev->index) {
@@ -497,8 +558,9 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 		if (ev->old_nbuckets == ev->new_nbuckets)
 			break;
 		a->resizes++;
-		ft_vec_push(&a->resize_end, ev->ts);
-		ft_vec_push(&a->resize_dur, ev->duration_ns);
+		if (ft_vec_push(&a->resize_end, ev->ts) ||
+		    ft_vec_push(&a->resize_dur, ev->duration_ns))
+			a->nomem = 1;
 		a->last_resize.old_n = ev->old_nbuckets;
 		a->last_resize.new_n = ev->new_nbuckets;
 		a->last_resize.dur = ev->duration_ns;
@@ -525,15 +587,15 @@ static void feed_memtype(struct ft_analysis *a, const struct ft_event *ev)
 	case FT_EV_ACQUIRE:
 		if (t->state != SEQ_STARTED)
 			a->unpaired_acquire++;
-		stats_acquire(&a->mop[op], ev->contended, ev->wait_ns, 0);
-		stats_acquire(&a->mall, ev->contended, ev->wait_ns, 0);
+		stats_acquire(a, &a->mop[op], ev->contended, ev->wait_ns, 0);
+		stats_acquire(a, &a->mall, ev->contended, ev->wait_ns, 0);
 		t->state = SEQ_ACQUIRED;
 		break;
 	case FT_EV_RELEASE:
 		if (t->state != SEQ_ACQUIRED)
 			a->unpaired_release++;
-		stats_release(&a->mop[op], ev->hold_ns);
-		stats_release(&a->mall, ev->hold_ns);
+		stats_release(a, &a->mop[op], ev->hold_ns);
+		stats_release(a, &a->mall, ev->hold_ns);
 		t->state = SEQ_NONE;
 		break;
 	}
@@ -568,19 +630,23 @@ static void feed_contention(struct ft_analysis *a, const struct ft_event *ev)
 	t->state = SEQ_NONE;
 	wait = ev->ts - t->start_ts;
 	slot = ft_map_get(&a->lockaddrs, ev->mapping, 1);
-	if (!slot)
+	if (!slot) {
+		a->nomem = 1;
 		return;
+	}
 	if (!*slot) {
 		l = calloc(1, sizeof(*l));
-		if (!l)
+		if (!l) {
+			a->nomem = 1;
 			return;
+		}
 		l->addr = ev->mapping;
 		l->flags = (uint32_t)t->index;
 		*slot = l;
 	}
 	l = *slot;
-	stats_acquire(&l->st, 1, wait, 0);
-	stats_acquire(&a->call, 1, wait, 0);
+	stats_acquire(a, &l->st, 1, wait, 0);
+	stats_acquire(a, &a->call, 1, wait, 0);
 }
 
 void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
@@ -596,6 +662,14 @@ void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
 	if (ev->lock < 0 || ev->lock >= FT_LK_NR)
 		return;
 	a->nev[ev->lock]++;
+	/* a wrapped or garbage time would swamp every sum: count, skip */
+	if (ev->wait_ns > FT_IMPLAUSIBLE_NS || ev->hold_ns > FT_IMPLAUSIBLE_NS) {
+		struct ft_cpu_skips *sk = ft_analysis_skips(a, ev->cpu);
+
+		if (sk)
+			sk->implausible++;
+		return;
+	}
 	switch (ev->lock) {
 	case FT_LK_HUGETLB:
 		feed_hugetlb(a, ev);
@@ -634,37 +708,86 @@ void ft_analysis_finish(struct ft_analysis *a)
 
 /* ---- resize cost ---- */
 
+struct window {
+	uint64_t start, end;
+};
+
+static int cmp_window(const void *x, const void *y)
+{
+	const struct window *a = x, *b = y;
+
+	return (a->end > b->end) - (a->end < b->end);
+}
+
+/*
+ * Every hold against the resize windows [end - duration, end]: with the
+ * windows sorted by end and the minimum start of every suffix, a hold
+ * (req, acq) overlaps one iff the first window ending at or after req
+ * has a suffix minimum start <= acq: O(log resizes) a hold.
+ */
 void ft_resize_cost(const struct ft_analysis *a, struct ft_resize_cost *rc)
 {
-	struct ft_vec dur = { 0 }, fault = { 0 }, stall = { 0 }, other = { 0 };
-	uint64_t *end = a->resize_end.v, *d = a->resize_dur.v;
-	size_t i, j, n = a->resize_end.n;
+	struct ft_vec dur = { 0 };
+	struct ft_hist fault = { 0 }, stall = { 0 }, other = { 0 };
+	size_t i, n = a->resize_end.n;
+	struct window *w = NULL;
+	uint64_t *minstart = NULL;
 
 	memset(rc, 0, sizeof(*rc));
 	rc->resizes = n;
-	for (i = 0; i < n; i++)
-		ft_vec_push(&dur, d[i]);
+	if (n) {
+		w = malloc(n * sizeof(*w));
+		minstart = malloc(n * sizeof(*minstart));
+		if (!w || !minstart)
+			goto nomem;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t e = a->resize_end.v[i], d = a->resize_dur.v[i];
+
+		w[i].end = e;
+		w[i].start = d < e ? e - d : 0;
+		if (ft_vec_push(&dur, d))
+			goto nomem;
+	}
+	qsort(w, n, sizeof(*w), cmp_window);
+	for (i = n; i-- > 0; )
+		minstart[i] = i + 1 < n && minstart[i + 1] < w[i].start ?
+			      minstart[i + 1] : w[i].start;
 	for (i = 0; i < a->nholds; i++) {
 		const struct ft_hold *h = &a->holds[i];
-		int over = 0;
+		size_t lo = 0, hi = n;
+		int over;
 
-		ft_vec_push(&fault, h->rel_ts - h->req_ts);
-		/* resize events are in time order: a short linear scan */
-		for (j = 0; j < n && !over; j++)
-			over = h->req_ts <= end[j] && h->acq_ts >= end[j] - d[j];
-		ft_vec_push(over ? &stall : &other, h->acq_ts - h->req_ts);
+		while (lo < hi) {		/* first window with end >= req */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (w[mid].end < h->req_ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		over = lo < n && minstart[lo] <= h->acq_ts;
+		if (ft_hist_add(&fault, h->rel_ts - h->req_ts) ||
+		    ft_hist_add(over ? &stall : &other, h->acq_ts - h->req_ts))
+			goto nomem;
 	}
 	rc->dur_median = ft_percentile(&dur, 50);
 	rc->dur_max = ft_percentile(&dur, 100);
-	rc->fault_median = ft_percentile(&fault, 50);
+	rc->fault_median = ft_hist_percentile(&fault, 50);
 	rc->overlapping = stall.n;
 	rc->others = other.n;
-	rc->stall_median = ft_percentile(&stall, 50);
-	rc->stall_max = ft_percentile(&stall, 100);
-	rc->other_wait_p99 = ft_percentile(&other, 99);
-	rc->other_wait_max = ft_percentile(&other, 100);
+	rc->stall_median = ft_hist_percentile(&stall, 50);
+	rc->stall_max = ft_hist_percentile(&stall, 100);
+	rc->other_wait_p99 = ft_hist_percentile(&other, 99);
+	rc->other_wait_max = ft_hist_percentile(&other, 100);
+	goto out;
+nomem:
+	rc->nomem = 1;
+out:
+	free(w);
+	free(minstart);
 	ft_vec_free(&dur);
-	ft_vec_free(&fault);
-	ft_vec_free(&stall);
-	ft_vec_free(&other);
+	ft_hist_free(&fault);
+	ft_hist_free(&stall);
+	ft_hist_free(&other);
 }

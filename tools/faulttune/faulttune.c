@@ -39,15 +39,15 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return ft_stdout_done(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("faulttune %s\n", FT_VERSION);
-		return 0;
+		return ft_stdout_done(0);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+			return ft_stdout_done(cmds[i].fn(argc - 1, argv + 1));
 	ft_err("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return 2;

@@ -71,6 +71,23 @@ void ft_vec_free(struct ft_vec *vec);
 /* nearest-rank percentile, q in [0,100]; sorts the vector; 0 when empty */
 uint64_t ft_percentile(struct ft_vec *vec, double q);
 
+/*
+ * hist.c: log-linear histogram of u64 values (ns), HDR-style: exact below
+ * FT_HIST_SUB, else FT_HIST_SUB buckets per power of two; percentiles are
+ * within 1 / (2 * FT_HIST_SUB) = 0.78% of the exact nearest-rank value
+ * (min and max exact).  Memory: FT_HIST_SUB counters per power of two
+ * that holds a value, whatever the number of values.
+ */
+#define FT_HIST_SUB 64
+struct ft_hist {
+	uint64_t n, min, max;
+	uint64_t **oct;		/* per power of two, allocated on first use */
+};
+int ft_hist_add(struct ft_hist *h, uint64_t v);		/* -1: no memory */
+uint64_t ft_hist_percentile(const struct ft_hist *h, double q);
+void ft_hist_free(struct ft_hist *h);
+size_t ft_hist_bytes(const struct ft_hist *h);
+
 struct ft_stats {
 	uint64_t acq;		/* acquisitions (acquire_returned events) */
 	uint64_t contended;
@@ -79,8 +96,8 @@ struct ft_stats {
 	uint64_t unknown;	/* contended, previous holder not seen */
 	uint64_t wait_total, wait_max;
 	uint64_t coll_wait, share_wait;
-	struct ft_vec wait;	/* wait_ns of contended acquisitions */
-	struct ft_vec hold;	/* hold_ns of releases with hold_ns > 0 */
+	struct ft_hist wait;	/* wait_ns of contended acquisitions */
+	struct ft_hist hold;	/* hold_ns of releases with hold_ns > 0 */
 	uint64_t releases;
 };
 void ft_stats_free(struct ft_stats *s);
@@ -121,6 +138,21 @@ struct ft_lockaddr_stats {
 	struct ft_stats st;
 };
 
+/*
+ * What a reader could not use, per CPU: counted and reported, never
+ * dropped in silence (report exits non-zero on any unless --force).
+ */
+struct ft_cpu_skips {
+	uint64_t bad_pages;	/* page header with an impossible commit size */
+	uint64_t bad_headers;	/* event header running past its page's data */
+	uint64_t skipped_bytes;	/* data bytes not decoded because of those */
+	uint64_t short_records;	/* record too short for its event's fields */
+	uint64_t implausible;	/* wait_ns / hold_ns above FT_IMPLAUSIBLE_NS */
+};
+#define FT_SKIP_NCPUS	8192	/* the readers' limit on a file's CPU count */
+/* no mutex wait or hold of a sane trace lasts a day */
+#define FT_IMPLAUSIBLE_NS (86400ULL * 1000000000ULL)
+
 struct ft_analysis {
 	struct ft_stats hop[FT_HOP_NR];
 	struct ft_stats mop[FT_MOP_NR];
@@ -152,12 +184,20 @@ struct ft_analysis {
 		int result;
 	} last_resize;
 	struct ft_vec resize_end, resize_dur;	/* every resize event */
+	struct ft_cpu_skips *skips;	/* [nskips], grown on demand */
+	int nskips;
+	int nomem;		/* an allocation failed: the numbers are incomplete */
 };
 
 void ft_analysis_init(struct ft_analysis *a);
 void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev);
 void ft_analysis_lost(struct ft_analysis *a, int cpu, long long missed);
 void ft_analysis_finish(struct ft_analysis *a);
+/* the skip counters of cpu (NULL, and a->nomem set, when out of memory) */
+struct ft_cpu_skips *ft_analysis_skips(struct ft_analysis *a, int cpu);
+/* sum over CPUs into *sum; returns the number of things skipped */
+uint64_t ft_analysis_skipped(const struct ft_analysis *a,
+			     struct ft_cpu_skips *sum);
 void ft_analysis_free(struct ft_analysis *a);
 
 /*
@@ -180,6 +220,7 @@ struct ft_resize_cost {
 	uint64_t others;			/* and those that did not */
 	uint64_t stall_max, stall_median;	/* ns, their wait */
 	uint64_t other_wait_max, other_wait_p99;/* ns, the others' wait */
+	int nomem;				/* out of memory: not computed */
 };
 void ft_resize_cost(const struct ft_analysis *a, struct ft_resize_cost *rc);
 
@@ -198,15 +239,55 @@ const char *ft_mop_name(unsigned int op);
 enum ft_fmt { FT_FMT_TEXT, FT_FMT_JSON, FT_FMT_CSV };
 
 /* util.c */
-int ft_parse_u64(const char *s, uint64_t *out);
+/*
+ * Numbers from the command line, one parser for every subcommand: decimal
+ * only (no sign, blanks, 0x, octal-looking leading zeros, NaN, inf or
+ * trailing text) and range-checked.  The ft_parse_* return 0, or -1 with
+ * errno EINVAL (not a number) or ERANGE (outside [min, max]); the ft_opt_*
+ * also print "faulttune: CMD: bad OPT 'TEXT': want ..." on a bad value.
+ */
+int ft_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int ft_parse_u64(const char *s, uint64_t *out);		/* [0, UINT64_MAX] */
+int ft_parse_double(const char *s, double min, double max, double *out);
 int ft_parse_size(const char *s, uint64_t *out);	/* 2M, 1G, 4096 */
+int ft_opt_uint(const char *cmd, const char *opt, const char *s,
+		uint64_t min, uint64_t max, uint64_t *out);
+int ft_opt_double(const char *cmd, const char *opt, const char *s,
+		  double min, double max, double *out);
+/* --json / --csv: a second, different format is refused (*set tracks) */
+int ft_opt_fmt(const char *cmd, enum ft_fmt *fmt, int *set, enum ft_fmt want);
+/*
+ * End of a command's output: flush stdout and turn a failed write into
+ * exit status 1 with a message; a closed pipe (EPIPE) ends the process by
+ * SIGPIPE, quietly, as trace-cmd does (status 141 in a shell).
+ */
+int ft_stdout_done(int ret);
 int ft_is_pow2(uint64_t x);
 const char *ft_fmt_ns(uint64_t ns, char *buf, size_t len);
 void ft_json_str(FILE *f, const char *s);
-int ft_isolate(int (*fn)(void *), void *arg, const char *what);
+/*
+ * Run fn(arg) in a child process (the trace reader), waiting at most
+ * timeout_s seconds (0: no limit); what names the file in messages.  The
+ * child marks with ft_isolate_phase() when it is inside libtracecmd, so a
+ * crash there is blamed on the file and a crash elsewhere on faulttune.
+ */
+enum { FT_PHASE_OURS, FT_PHASE_LIB };
+int ft_isolate(int (*fn)(void *), void *arg, const char *what,
+	       double timeout_s);
+void ft_isolate_phase(int phase);
 extern int ft_verbose;
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * plot.c: draw the chart out (.png: PNG, else SVG) with gnuplot, run with
+ * an argument vector, no shell.  script is gnuplot text (after "set
+ * terminal" and "set output ARG1"); it names the data as ARG2, a file
+ * holding the len bytes of data, and never contains a user-given string.
+ * Returns 0, or -1 with a message: gnuplot missing, failed, killed, or no
+ * file written.
+ */
+int ft_plot(const char *out, const char *script, const char *data, size_t len);
 
 /* report.c */
 struct ft_report_opts {
@@ -215,13 +296,16 @@ struct ft_report_opts {
 	int top;
 	uint32_t max_size;
 	const char *plot;
+	double timeout;		/* s for the reader, 0: none, < 0: by size */
+	int force;		/* report even when records were skipped */
 	int threads;		/* --threads: the advice for T threads */
 	double target;		/* --target: percent, 0: the default */
 };
 int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
 int ft_read_tracedat(const char *file, struct ft_analysis *a);
-void ft_report_print(FILE *f, struct ft_analysis *a,
-		     const struct ft_report_opts *o);
+/* 0, or -1 (with a message) when memory ran out: no partial answer */
+int ft_report_print(FILE *f, struct ft_analysis *a,
+		    const struct ft_report_opts *o);
 /* advice.c: tune's recommendation for a recording (text line or JSON) */
 void ft_advice_report(FILE *f, const struct ft_analysis *a, int threads,
 		      double target_pct, int json);
@@ -236,7 +320,7 @@ void ft_install_signals(void);
 /* root + tracefs (mounted here if nobody did, unmounted at exit) */
 int ft_tracefs_check(void);
 int ft_tracefs_mounted(const char *mounts);	/* NULL: /proc/self/mounts */
-int ft_cleanup_stale(int quiet);	/* removes faulttune-* of dead pids */
+int ft_cleanup_stale(int quiet);	/* removes faulttune-* nobody owns */
 
 enum ft_evset { FT_EVS_NONE, FT_EVS_FAULTTUNE, FT_EVS_CONTENTION };
 
@@ -247,6 +331,7 @@ struct ft_inst {
 	int evset;			/* enum ft_evset */
 	const char *systems[4];		/* enabled systems, NULL-terminated */
 	int nsys;
+	int lock;			/* owner's flock on the instance dir */
 };
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb);
 int ft_inst_enable(struct ft_inst *fi, int quiet);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <trace-cmd/trace-cmd.h>
 #include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
 #include "faulttune.h"
 
 struct ft_evdesc {
@@ -55,8 +56,19 @@ struct reader {
 	signed char idmap[65536];	/* event id -> index in d[], or -1 */
 	struct ft_analysis *a;
 	unsigned long long records;
-	unsigned long long bad_records;
+	int common_size;		/* bytes of the common fields (type, pid) */
+	/* library path: per CPU, where the next record may start, bad page */
+	uint64_t next_off[FT_SKIP_NCPUS], bad_page[FT_SKIP_NCPUS];
+	uint64_t page;
 };
+
+static void short_record(struct reader *rd, int cpu)
+{
+	struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
+
+	if (sk)
+		sk->short_records++;
+}
 
 /*
  * Read a field at the offset and size its format gave (looked up by name
@@ -110,12 +122,42 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	int id, i, ok = 1;
 
 	(void)h;
+	ft_isolate_phase(FT_PHASE_OURS);
 	rd->records++;
 	if (r->missed_events)
 		ft_analysis_lost(rd->a, cpu, r->missed_events);
+	/*
+	 * libtracecmd's kbuffer follows lengths blindly: one that wraps sends
+	 * it back into what it has decoded (or round forever, which the
+	 * caller's time limit ends), and it returns garbage from there.  A
+	 * record starts after the end of the one before it on its CPU, on a
+	 * 4-byte boundary; the rest of a page where one does not is dropped
+	 * and counted.
+	 */
+	if (h && cpu >= 0 && cpu < FT_SKIP_NCPUS) {
+		uint64_t pg = r->offset & ~(rd->page - 1);
+
+		if (pg == rd->bad_page[cpu])
+			goto out;
+		/* the ring buffer aligns every event header to 4 bytes */
+		if (r->offset < rd->next_off[cpu] || (r->offset & 3)) {
+			struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
+
+			if (sk)
+				sk->bad_headers++;
+			rd->bad_page[cpu] = pg;
+			goto out;
+		}
+		rd->next_off[cpu] = r->offset + 4 + r->size;
+	}
+	/* tep_data_type() and tep_data_pid() read the common fields blindly */
+	if (r->size < rd->common_size) {
+		short_record(rd, cpu);
+		goto out;
+	}
 	id = tep_data_type(rd->tep, r);
 	if (id < 0 || id > 65535 || (i = rd->idmap[id]) < 0)
-		return 0;
+		goto out;
 	d = &rd->d[i];
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = r->ts;
@@ -125,9 +167,13 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	ev.kind = d->kind;
 	if (d->kind == FT_EV_MARKER) {
 		ev.lock = -1;
-		ev.marker = d->f_buf ? (char *)r->data + d->f_buf->offset : "";
+		ev.marker = "";
+		if (d->f_buf && (unsigned int)d->f_buf->offset < (unsigned int)r->size &&
+		    memchr((char *)r->data + d->f_buf->offset, 0,
+			   r->size - d->f_buf->offset))
+			ev.marker = (char *)r->data + d->f_buf->offset;
 		ft_analysis_feed(rd->a, &ev);
-		return 0;
+		goto out;
 	}
 	if (d->lock == FT_LK_CONTENTION) {
 		ev.mapping = num(d->f_addr, r, &ok);
@@ -150,11 +196,13 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	ev.new_nbuckets = num(d->f_new, r, &ok);
 	ev.duration_ns = num(d->f_dur, r, &ok);
 	ev.result = (int)num(d->f_result, r, &ok);
-	if (!ok) {
-		rd->bad_records++;
-		return 0;
-	}
-	ft_analysis_feed(rd->a, &ev);
+	if (!ok)
+		short_record(rd, cpu);
+	else
+		ft_analysis_feed(rd->a, &ev);
+out:
+	if (h)
+		ft_isolate_phase(FT_PHASE_LIB);
 	return 0;
 }
 
@@ -165,6 +213,7 @@ static int setup(struct reader *rd, const char *file)
 	memset(rd->idmap, -1, sizeof(rd->idmap));
 	for (i = 0; i < D_NR; i++) {
 		struct ft_evdesc *d = &rd->d[i];
+		struct tep_format_field *cf;
 		struct tep_event *e;
 
 		e = tep_find_event_by_name(rd->tep, ev_table[i].sys,
@@ -175,6 +224,9 @@ static int setup(struct reader *rd, const char *file)
 			continue;
 		d->event = e;
 		d->id = e->id;
+		for (cf = e->format.common_fields; cf; cf = cf->next)
+			if (cf->offset + cf->size > rd->common_size)
+				rd->common_size = cf->offset + cf->size;
 		if (e->id >= 0 && e->id <= 65535)
 			rd->idmap[e->id] = i;
 		d->f_mapping = tep_find_field(e, "mapping");
@@ -291,7 +343,27 @@ struct layout {
 	int plain;		/* v6, long size 8, only CPUSTATS/TRACECLOCK options */
 	uint64_t page, cpus;
 	uint64_t *off, *size;	/* per CPU, malloc'd */
+	uint64_t committed;	/* event bytes the page headers announce */
+	int std_header_page;	/* header_page: u64 time stamp, u64 commit, data at 16 */
 };
+
+/* the page layout the fast path decodes, as header_page must describe it */
+static int std_header_page(const unsigned char *p, uint64_t len)
+{
+	static const char * const want[] = {
+		"u64 timestamp;\toffset:0;\tsize:8;",
+		"commit;\toffset:8;\tsize:8;",
+		"char data;\toffset:16;",
+	};
+	char *text = len < 4096 ? strndup((const char *)p, len) : NULL;
+	size_t i;
+	int ok = !!text;
+
+	for (i = 0; ok && i < sizeof(want) / sizeof(want[0]); i++)
+		ok = strstr(text, want[i]) != NULL;
+	free(text);
+	return ok;
+}
 
 static int validate(const char *file, struct layout *lay)
 {
@@ -328,7 +400,16 @@ static int validate(const char *file, struct layout *lay)
 		goto out;
 	}
 	if (c.p[c.off] != '6' || c.p[c.off + 1] != '\0') {
-		ret = 0;		/* other versions: libtracecmd's job */
+		/* other versions: libtracecmd's job; their page size, for on_record() */
+		const unsigned char *z = memchr(c.p + c.off, 0, c.len - c.off);
+
+		uint32_t p32 = 0;
+
+		if (z && (size_t)(z - c.p) + 7 <= c.len)
+			memcpy(&p32, z + 3, 4);
+		if (ft_is_pow2(p32))
+			lay->page = p32;
+		ret = 0;
 		goto out;
 	}
 	c.off += 2;
@@ -348,7 +429,10 @@ static int validate(const char *file, struct layout *lay)
 		why = "corrupt header (header_page)";
 		goto out;
 	}
-	skip(&c, rd(&c, 8));
+	n = rd(&c, 8);
+	if (!c.bad && n <= c.len - c.off)
+		lay->std_header_page = std_header_page(c.p + c.off, n);
+	skip(&c, n);
 	if (expect(&c, "header_event", 13)) {
 		why = "corrupt or truncated header (header_event)";
 		goto out;
@@ -383,7 +467,7 @@ static int validate(const char *file, struct layout *lay)
 		why = "corrupt header (cpu count)";
 		goto out;
 	}
-	lay->plain = long_size == 8;
+	lay->plain = long_size == 8 && lay->std_header_page;
 	if (c.len - c.off >= 10 && !memcmp(c.p + c.off, "options  ", 10)) {
 		c.off += 10;
 		while (!c.bad && (cmd = rd(&c, 2)) != 0) {
@@ -402,8 +486,10 @@ static int validate(const char *file, struct layout *lay)
 		lay->size = calloc(cpus, sizeof(*lay->size));
 		lay->cpus = cpus;
 		lay->page = page;
-		if (!lay->off || !lay->size)
-			lay->plain = 0;
+		if (!lay->off || !lay->size) {
+			why = "out of memory";
+			goto out;
+		}
 	}
 	for (i = 0; i < cpus; i++) {
 		uint64_t off = rd(&c, 8), size = rd(&c, 8), q;
@@ -435,6 +521,7 @@ static int validate(const char *file, struct layout *lay)
 				why = "corrupt CPU data page (bad commit size)";
 				goto out;
 			}
+			lay->committed += commit;
 		}
 	}
 	ret = 0;
@@ -453,23 +540,33 @@ out:
  * The fast path for plain version 6 files (what faulttune record writes):
  * libtracecmd allocates a record per event and merges the CPUs through
  * its own heap; here the file is mapped, every CPU's pages are decoded in
- * place (the ring buffer's compressed event headers, as kbuffer does) and
- * the CPUs merged by timestamp, lowest CPU first on ties as libtracecmd
- * does.  The formats still come from libtracecmd (setup()); files with
- * buffer instances, other options or 4-byte longs take the library path.
- * Returns 0, -1 on an error, 1 to fall back.
+ * place by libtraceevent's kbuffer (the decoder libtracecmd itself uses,
+ * so both paths see the same events and time stamps) and the CPUs merged
+ * by time stamp, lowest CPU first on ties as libtracecmd does.  The
+ * formats still come from libtracecmd (setup()); files with buffer
+ * instances, other options or 4-byte longs take the library path.
+ *
+ * kbuffer trusts the lengths in a page: a commit beyond the page, or an
+ * event whose length runs past the commit or wraps, makes it read out of
+ * bounds or loop forever.  So each page is checked first, by the ring
+ * buffer's length rules only (good_prefix()), and kbuffer is handed the
+ * good part: the page itself, or a copy with the commit cut before the
+ * first bad header.  What is cut is counted per CPU, never dropped
+ * silently.
  */
-struct cpu_cur {
-	const unsigned char *p, *end;	/* this CPU's data */
-	const unsigned char *pg, *pend;	/* the current page's events */
-	uint64_t ts;			/* of the current event */
-	const unsigned char *data;	/* its payload, NULL when done */
-	unsigned int len;
-};
-
 #define RB_MISSED_EVENTS (1ULL << 31)
 #define RB_MISSED_STORED (1ULL << 30)
 #define COMMIT_MASK ((1ULL << 27) - 1)
+#define PAGE_HDR 16		/* u64 time stamp, u64 commit and flags */
+
+struct cpu_cur {
+	const unsigned char *p, *end;	/* this CPU's pages left */
+	struct kbuffer *kb;
+	unsigned char *copy;		/* a page with its commit cut */
+	unsigned long long ts;		/* of the current event */
+	void *data;			/* its payload, NULL when done */
+	unsigned int len;
+};
 
 static uint32_t get32(const unsigned char *p)
 {
@@ -479,95 +576,117 @@ static uint32_t get32(const unsigned char *p)
 	return v;
 }
 
+/*
+ * Bytes of a page's data (size = its commit) that hold whole events by
+ * the ring buffer's length rules, as kbuffer applies them: type_len 1-28
+ * is 4 * type_len bytes of payload; 0 a length word (payload + 4); 29
+ * (padding) a length word counted from itself; 30 and 31 (time extend,
+ * absolute time stamp) 8 bytes in all.
+ */
+static unsigned int good_prefix(const unsigned char *d, unsigned int size)
+{
+	unsigned int c = 0, tl, len;
+
+	while (c < size) {
+		if (size - c < 4)
+			return c;
+		tl = get32(d + c) & 0x1f;
+		if (tl >= 1 && tl <= 28) {
+			if (tl * 4 > size - c - 4)
+				return c;
+			c += 4 + tl * 4;
+			continue;
+		}
+		if (size - c < 8)
+			return c;
+		len = get32(d + c + 4);
+		switch (tl) {
+		case 0:
+			if (len < 4 || ((len - 4 + 3) & ~3u) > size - c - 8 ||
+			    len > size)
+				return c;
+			c += 8 + ((len - 4 + 3) & ~3u);
+			break;
+		case 29:
+			if (len > size - c - 4)
+				return c;
+			c += 4 + len;
+			break;
+		default:
+			c += 8;
+			break;
+		}
+	}
+	return c;
+}
+
+/* load the next page with events into kbuffer; 0 at the end of this CPU */
 static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu)
 {
-	uint64_t commit, flags;
+	struct ft_cpu_skips *sk;
+	uint64_t flags, commit, room = page - PAGE_HDR;
+	const unsigned char *pg;
+	unsigned int good;
+	int missed;
 
 	while (c->p + page <= c->end) {
-		memcpy(&c->ts, c->p, 8);
-		memcpy(&flags, c->p + 8, 8);
-		commit = flags & COMMIT_MASK;
-		c->pg = c->p + 16;
-		c->pend = c->pg + (commit > page - 16 ? page - 16 : commit);
+		pg = c->p;
 		c->p += page;
-		if (flags & RB_MISSED_EVENTS) {
-			long long missed = -1;
-
-			if ((flags & RB_MISSED_STORED) && commit + 8 <= page - 16) {
-				memcpy(&missed, c->pend, 8);
-				if (missed <= 0)
-					missed = -1;
+		memcpy(&flags, pg + 8, 8);
+		commit = flags & COMMIT_MASK;
+		if (commit > room || ((flags & RB_MISSED_STORED) &&
+				      commit + 8 > room)) {
+			sk = ft_analysis_skips(rd->a, cpu);
+			if (sk) {
+				sk->bad_pages++;
+				sk->skipped_bytes += room;
 			}
-			ft_analysis_lost(rd->a, cpu, missed);
+			continue;
 		}
-		if (c->pg < c->pend)
+		good = good_prefix(pg + PAGE_HDR, commit);
+		if (good < commit) {
+			uint64_t cut = (flags & ~COMMIT_MASK) | good;
+
+			sk = ft_analysis_skips(rd->a, cpu);
+			if (sk) {
+				sk->bad_headers++;
+				sk->skipped_bytes += commit - good;
+			}
+			memcpy(c->copy, pg, PAGE_HDR + good);
+			memcpy(c->copy + 8, &cut, 8);
+			if (flags & RB_MISSED_STORED)	/* the count follows the data */
+				memcpy(c->copy + PAGE_HDR + good,
+				       pg + PAGE_HDR + commit, 8);
+			pg = c->copy;
+		}
+		if (kbuffer_load_subbuffer(c->kb, (void *)pg))
+			continue;
+		missed = kbuffer_missed_events(c->kb);
+		if (missed)
+			ft_analysis_lost(rd->a, cpu, missed);
+		c->data = kbuffer_read_event(c->kb, &c->ts);
+		if (c->data)
 			return 1;
 	}
+	c->data = NULL;
 	return 0;
+}
+
+static void cur_set_len(struct cpu_cur *c)
+{
+	if (c->data)
+		c->len = kbuffer_event_size(c->kb);
 }
 
 /* advance to the next data event; 0 at the end of this CPU */
 static int cur_next(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu)
 {
-	for (;;) {
-		uint32_t hdr, tl, delta, len;
-
-		if (c->pg + 4 > c->pend && !cur_page(c, page, rd, cpu)) {
-			c->data = NULL;
-			return 0;
-		}
-		hdr = get32(c->pg);
-		tl = hdr & 0x1f;
-		delta = hdr >> 5;
-		switch (tl) {
-		case 29:	/* padding */
-			if (!delta || c->pg + 8 > c->pend) {
-				c->pg = c->pend;	/* rest of the page */
-				continue;
-			}
-			len = get32(c->pg + 4);
-			c->pg += 4 + (len ? len : 4);
-			continue;
-		case 30:	/* time extend */
-		case 31:	/* absolute time stamp */
-			if (c->pg + 8 > c->pend) {
-				c->pg = c->pend;
-				continue;
-			}
-			if (tl == 30)
-				c->ts += ((uint64_t)get32(c->pg + 4) << 27) + delta;
-			else
-				c->ts = (c->ts & ~((1ULL << 59) - 1)) |
-					(((uint64_t)get32(c->pg + 4) << 27) + delta);
-			c->pg += 8;
-			continue;
-		case 0:
-			if (c->pg + 8 > c->pend) {
-				c->pg = c->pend;
-				continue;
-			}
-			len = get32(c->pg + 4);
-			if (len < 4) {
-				c->pg = c->pend;
-				continue;
-			}
-			len = ((len - 4) + 3) & ~3u;
-			c->data = c->pg + 8;
-			break;
-		default:
-			len = tl * 4;
-			c->data = c->pg + 4;
-			break;
-		}
-		if (c->data + len > c->pend) {
-			c->pg = c->pend;	/* truncated event: drop the page rest */
-			continue;
-		}
-		c->ts += delta;
-		c->len = len;
-		c->pg = c->data + len;
-		return 1;
-	}
+	if (c->data)
+		c->data = kbuffer_next_event(c->kb, &c->ts);
+	if (!c->data)
+		cur_page(c, page, rd, cpu);
+	cur_set_len(c);
+	return c->data != NULL;
 }
 
 static int fast_read(const char *file, const struct layout *lay,
@@ -578,30 +697,33 @@ static int fast_read(const char *file, const struct layout *lay,
 	struct stat st;
 	void *map;
 	uint64_t i;
-	int fd, ret = 0;
+	int fd, ret = -1;
 
 	fd = open(file, O_RDONLY);
-	if (fd < 0)
-		return 1;
-	if (fstat(fd, &st) || !st.st_size) {
-		close(fd);
-		return 1;
+	if (fd < 0 || fstat(fd, &st)) {
+		ft_err("%s: %s", file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
 	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	if (map == MAP_FAILED)
-		return 1;
+	if (map == MAP_FAILED) {
+		ft_err("%s: %s", file, strerror(errno));
+		return -1;
+	}
 	madvise(map, st.st_size, MADV_SEQUENTIAL);
 	cur = calloc(lay->cpus, sizeof(*cur));
-	if (!cur) {
-		munmap(map, st.st_size);
-		return 1;
-	}
+	if (!cur)
+		goto nomem;
 	for (i = 0; i < lay->cpus; i++) {
+		cur[i].kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+		cur[i].copy = malloc(lay->page);
+		if (!cur[i].kb || !cur[i].copy)
+			goto nomem;
 		/* validate() checked that off + size is inside the file */
 		cur[i].p = (const unsigned char *)map + lay->off[i];
 		cur[i].end = cur[i].p + lay->size[i];
-		cur[i].pg = cur[i].pend = NULL;
 		cur_next(&cur[i], lay->page, rd, (int)i);
 	}
 	memset(&rec, 0, sizeof(rec));
@@ -617,24 +739,64 @@ static int fast_read(const char *file, const struct layout *lay,
 		if (!m)
 			break;
 		rec.ts = m->ts;
-		rec.data = (void *)m->data;
+		rec.data = m->data;
 		rec.size = m->len;
 		rec.cpu = cpu;
 		on_record(NULL, &rec, cpu, rd);
 		cur_next(m, lay->page, rd, cpu);
+	}
+	ret = 0;
+	goto out;
+nomem:
+	ft_err("%s: out of memory for the page decoders", file);
+out:
+	for (i = 0; cur && i < lay->cpus; i++) {
+		kbuffer_free(cur[i].kb);
+		free(cur[i].copy);
 	}
 	free(cur);
 	munmap(map, st.st_size);
 	return ret;
 }
 
+/*
+ * libtracecmd prints to stderr on its own ("Can not mmap file, will read
+ * instead", perror() lines) whatever its log level: its calls run with
+ * stderr on /dev/null, so that an error stays the one line naming the
+ * file.  Returns the saved stderr, or -1.
+ */
+static int lib_quiet(void)
+{
+	int saved, null;
+
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDERR_FILENO);
+	if (null >= 0)
+		close(null);
+	ft_isolate_phase(FT_PHASE_LIB);
+	return saved;
+}
+
+static void lib_loud(int saved)
+{
+	ft_isolate_phase(FT_PHASE_OURS);
+	if (saved < 0)
+		return;
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+}
+
 int ft_read_tracedat(const char *file, struct ft_analysis *a)
 {
 	struct tracecmd_input *h;
-	struct reader rd;
+	struct reader *rd;
 	struct layout lay;
 	struct stat st;
-	int ret;
+	unsigned long long n;
+	int ret, quiet;
 
 	if (stat(file, &st)) {
 		ft_err("%s: %s", file, strerror(errno));
@@ -647,7 +809,9 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		return -1;
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	quiet = lib_quiet();
 	h = tracecmd_open(file, TRACECMD_FL_LOAD_NO_PLUGINS);
+	lib_loud(quiet);
 	if (!h) {
 		free(lay.off);
 		free(lay.size);
@@ -655,32 +819,49 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		       file);
 		return -1;
 	}
-	memset(&rd, 0, sizeof(rd));
-	rd.a = a;
-	rd.tep = tracecmd_get_tep(h);
-	if (!rd.tep || setup(&rd, file)) {
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		ft_err("%s: out of memory", file);
+	else
+		rd->a = a;
+	if (rd) {
+		rd->page = lay.page ? lay.page : 4096;
+		memset(rd->bad_page, 0xff, sizeof(rd->bad_page));
+	}
+	if (!rd || !(rd->tep = tracecmd_get_tep(h)) || setup(rd, file)) {
+		free(rd);
 		free(lay.off);
 		free(lay.size);
 		tracecmd_close(h);
 		return -1;
 	}
-	ret = 1;
 	/* FAULTTUNE_LIBTRACECMD=1: always the library path (tests compare) */
 	if (lay.plain && tracecmd_buffer_instances(h) == 0 &&
-	    !getenv("FAULTTUNE_LIBTRACECMD"))
-		ret = fast_read(file, &lay, &rd);
-	if (ret > 0)
-		ret = iterate_all(h, &rd);
+	    !getenv("FAULTTUNE_LIBTRACECMD")) {
+		ret = fast_read(file, &lay, rd);	/* says why itself */
+	} else {
+		quiet = lib_quiet();
+		ret = iterate_all(h, rd);
+		lib_loud(quiet);
+		if (ret < 0)
+			ft_err("%s: error while reading the event data "
+			       "(truncated?)", file);
+	}
 	free(lay.off);
 	free(lay.size);
+	quiet = lib_quiet();
 	tracecmd_close(h);
-	if (ret < 0) {
-		ft_err("%s: error while reading the event data (truncated?)", file);
+	lib_loud(quiet);
+	n = rd->records;
+	free(rd);
+	if (ret < 0)
+		return -1;
+	if (!n && lay.committed) {
+		ft_err("%s: no event decoded from %llu bytes of event data "
+		       "(corrupt header_page or header_event?)", file,
+		       (unsigned long long)lay.committed);
 		return -1;
 	}
-	if (rd.bad_records)
-		ft_err("%s: %llu records with unreadable fields skipped", file,
-		       rd.bad_records);
 	ft_analysis_finish(a);
 	return 0;
 }

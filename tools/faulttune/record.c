@@ -257,7 +257,6 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -270,19 +269,14 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 			o->out = optarg;
 			break;
 		case 'b':
-			if (ft_parse_u64(optarg, &o->buffer_kb) || !o->buffer_kb ||
-			    o->buffer_kb > (1ULL << 22)) {
-				ft_err("record: bad buffer size '%s' (KB per CPU)",
-				       optarg);
+			if (ft_opt_uint("record", "--buffer (KB per CPU)", optarg,
+					1, 1ULL << 22, &o->buffer_kb))
 				return -1;
-			}
 			break;
 		case 'd':
-			o->duration = strtod(optarg, &end);
-			if (*end || o->duration <= 0) {
-				ft_err("record: bad duration '%s'", optarg);
+			if (ft_opt_double("record", "--duration (seconds)", optarg,
+					  0.001, 1e7, &o->duration))
 				return -1;
-			}
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -297,6 +291,40 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 	if (optind < argc)
 		o->cmd = argv + optind;
 	return 0;
+}
+
+/*
+ * Refuse an output that cannot be written before touching tracefs, naming
+ * it (not the OUT.cpuN capture file that would fail first), and without
+ * truncating an existing file on the way.
+ */
+static int check_output(const char *out)
+{
+	char *dir = strdup(out), *slash;
+	struct stat st;
+	int ret = 0;
+
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (!stat(out, &st) && S_ISDIR(st.st_mode)) {
+		ft_err("record: cannot write %s: %s", out, strerror(EISDIR));
+		ret = -1;
+	} else if (stat(dir, &st) || !S_ISDIR(st.st_mode) ||
+		   access(dir, W_OK | X_OK)) {
+		ft_err("record: cannot write %s: directory %s: %s", out, dir,
+		       S_ISDIR(st.st_mode) || errno ? strerror(errno) :
+		       strerror(ENOTDIR));
+		ret = -1;
+	}
+	free(dir);
+	return ret;
 }
 
 static double now(void)
@@ -345,6 +373,8 @@ int cmd_record(int argc, char **argv)
 	ret = parse_record(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 2 : 0;
+	if (check_output(o.out))
+		return 1;
 	if (ft_tracefs_check())
 		return 1;
 	ft_install_signals();
@@ -433,6 +463,8 @@ out_cap:
 	}
 	cap = NULL;
 out:
+	if (cap)		/* tracing never started: the capture files go */
+		capture_free(cap);
 	ft_inst_destroy(&fi);
 	return exit_code;
 }

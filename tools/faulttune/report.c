@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "faulttune.h"
 
 static void report_usage(FILE *f)
@@ -20,6 +21,10 @@ static void report_usage(FILE *f)
 "  -j, --json         JSON output\n"
 "  -c, --csv          CSV output\n"
 "  -p, --plot FILE    draw the what-if curve with gnuplot (.svg or .png)\n"
+"  -f, --force        report even when damaged records had to be skipped\n"
+"                     (they are counted per CPU in the report)\n"
+"  -T, --timeout SEC  give up on a file the reader has not finished in SEC\n"
+"                     seconds (default: 60 + 1 per MiB of file; 0: never)\n"
 "      --threads T    recommendation for T faulting threads (tune's model)\n"
 "      --target PCT   its collision wait target, percent of fault time\n"
 "  -h, --help\n");
@@ -33,32 +38,32 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "plot", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "threads", required_argument, NULL, 1 },
 		{ "target", required_argument, NULL, 2 },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	char *end;
-	int c;
+	int c, fmt_set = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->file = "trace.dat";
 	o->top = 10;
+	o->timeout = -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+t:m:jcp:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+t:m:jcp:T:fh", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (ft_parse_u64(optarg, &v) || v > 1000000) {
-				ft_err("report: bad --top value '%s'", optarg);
+			if (ft_opt_uint("report", "--top", optarg, 0, 1000000, &v))
 				return -1;
-			}
 			o->top = (int)v;
 			break;
 		case 'm':
-			if (ft_parse_u64(optarg, &v) || !ft_is_pow2(v) ||
-			    v > (1u << 24)) {
+			if (ft_parse_uint(optarg, 1, 1u << 24, &v) ||
+			    !ft_is_pow2(v)) {
 				ft_err("report: --max-size wants a power of two "
 				       "up to 16777216, got '%s'", optarg);
 				return -1;
@@ -66,30 +71,33 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 			o->max_size = (uint32_t)v;
 			break;
 		case 'j':
-			o->fmt = FT_FMT_JSON;
+			if (ft_opt_fmt("report", &o->fmt, &fmt_set, FT_FMT_JSON))
+				return -1;
 			break;
 		case 'c':
-			o->fmt = FT_FMT_CSV;
+			if (ft_opt_fmt("report", &o->fmt, &fmt_set, FT_FMT_CSV))
+				return -1;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case 'T':
+			if (ft_opt_double("report", "--timeout", optarg, 0, 1e6,
+					  &o->timeout))
+				return -1;
 			break;
 		case 'p':
 			o->plot = optarg;
 			break;
 		case 1:
-			if (ft_parse_u64(optarg, &v) || !v || v > 65536) {
-				ft_err("report: --threads wants 1 to 65536, got '%s'",
-				       optarg);
+			if (ft_opt_uint("report", "--threads", optarg, 1, 65536, &v))
 				return -1;
-			}
 			o->threads = (int)v;
 			break;
 		case 2:
-			o->target = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->target > 0 &&
-						       o->target < 100)) {
-				ft_err("report: --target wants a percentage in "
-				       "(0, 100), got '%s'", optarg);
+			if (ft_opt_double("report", "--target", optarg, 0.001, 99.9,
+					  &o->target))
 				return -1;
-			}
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -135,16 +143,52 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0.0;
 }
 
-static void text_header(FILE *f, const char *first)
+/* extra: a last column (the fallback's lock flags), or NULL */
+static void text_header_x(FILE *f, const char *first, const char *extra)
 {
-	fprintf(f, "%-12s %9s %9s %6s %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s\n",
+	fprintf(f, "%-12s %9s %9s %6s %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s%s%s\n",
 		first, "acq", "contended", "cont%", "collide", "share",
 		"unknown", "wait_tot", "wait_p50", "wait_p90", "wait_p99",
-		"wait_max", "hold_p50", "hold_p99");
+		"wait_max", "hold_p50", "hold_p99", extra ? " " : "",
+		extra ? extra : "");
 }
 
-/* cls: print the collision / sharing split (hugetlb only) */
-static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
+static void text_header(FILE *f, const char *first)
+{
+	text_header_x(f, first, NULL);
+}
+
+/*
+ * lock:contention_begin's flags (LCB_F_* of include/trace/events/lock.h),
+ * by name; unknown bits in hex
+ */
+static const char *lock_flags(uint32_t flags, char *buf, size_t len)
+{
+	static const char * const names[] = {
+		"SPIN", "READ", "WRITE", "RT", "PERCPU", "MUTEX",
+	};
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & (1u << i))
+			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      n ? "|" : "", names[i]);
+	flags &= ~((1u << i) - 1);
+	if (flags)
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%#x",
+			      n ? "|" : "", flags);
+	if (!n)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/*
+ * cls: print the collision / sharing split (hugetlb only); hold: the
+ * events carry hold times (not lock:contention); extra: a last column
+ */
+static void text_row_x(FILE *f, const char *name, struct ft_stats *s, int cls,
+		       int hold, const char *extra)
 {
 	char b[8][32], c[3][24];
 
@@ -157,22 +201,49 @@ static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
 		strcpy(c[1], "-");
 		strcpy(c[2], "-");
 	}
-	fprintf(f, "%-12s %9llu %9llu %5.1f%% %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s\n",
+	fprintf(f, "%-12s %9llu %9llu %5.1f%% %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s%s%s\n",
 		name, (unsigned long long)s->acq,
 		(unsigned long long)s->contended, pct(s->contended, s->acq),
 		c[0], c[1], c[2],
 		ft_fmt_ns(s->wait_total, b[0], 32),
-		ft_fmt_ns(ft_percentile(&s->wait, 50), b[1], 32),
-		ft_fmt_ns(ft_percentile(&s->wait, 90), b[2], 32),
-		ft_fmt_ns(ft_percentile(&s->wait, 99), b[3], 32),
+		ft_fmt_ns(ft_hist_percentile(&s->wait, 50), b[1], 32),
+		ft_fmt_ns(ft_hist_percentile(&s->wait, 90), b[2], 32),
+		ft_fmt_ns(ft_hist_percentile(&s->wait, 99), b[3], 32),
 		ft_fmt_ns(s->wait_max, b[4], 32),
-		ft_fmt_ns(ft_percentile(&s->hold, 50), b[5], 32),
-		ft_fmt_ns(ft_percentile(&s->hold, 99), b[6], 32));
+		hold ? ft_fmt_ns(ft_hist_percentile(&s->hold, 50), b[5], 32) : "n/a",
+		hold ? ft_fmt_ns(ft_hist_percentile(&s->hold, 99), b[6], 32) : "n/a",
+		extra ? " " : "", extra ? extra : "");
+}
+
+static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
+{
+	text_row_x(f, name, s, cls, 1, NULL);
 }
 
 static void text_row(FILE *f, const char *name, struct ft_stats *s)
 {
 	text_row_cls(f, name, s, 1);
+}
+
+/* a lock:contention row: no hold times; flags, or NULL for a total */
+static void json_contention(FILE *f, const char *name, struct ft_stats *s,
+			    const char *flags)
+{
+	fputs("{\"name\":", f);
+	ft_json_str(f, name);
+	if (flags) {
+		fputs(",\"flags\":", f);
+		ft_json_str(f, flags);
+	}
+	fprintf(f, ",\"contended\":%llu,\"wait_total_ns\":%llu,"
+		"\"wait_p50_ns\":%llu,\"wait_p90_ns\":%llu,\"wait_p99_ns\":%llu,"
+		"\"wait_max_ns\":%llu,\"hold_p50_ns\":null,\"hold_p99_ns\":null}",
+		(unsigned long long)s->contended,
+		(unsigned long long)s->wait_total,
+		(unsigned long long)ft_hist_percentile(&s->wait, 50),
+		(unsigned long long)ft_hist_percentile(&s->wait, 90),
+		(unsigned long long)ft_hist_percentile(&s->wait, 99),
+		(unsigned long long)s->wait_max);
 }
 
 static void json_stats(FILE *f, const char *name, struct ft_stats *s)
@@ -189,15 +260,15 @@ static void json_stats(FILE *f, const char *name, struct ft_stats *s)
 		(unsigned long long)s->collisions,
 		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
 		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_percentile(&s->wait, 50),
-		(unsigned long long)ft_percentile(&s->wait, 90),
-		(unsigned long long)ft_percentile(&s->wait, 99),
+		(unsigned long long)ft_hist_percentile(&s->wait, 50),
+		(unsigned long long)ft_hist_percentile(&s->wait, 90),
+		(unsigned long long)ft_hist_percentile(&s->wait, 99),
 		(unsigned long long)s->wait_max,
 		(unsigned long long)s->coll_wait,
 		(unsigned long long)s->share_wait,
 		(unsigned long long)s->releases,
-		(unsigned long long)ft_percentile(&s->hold, 50),
-		(unsigned long long)ft_percentile(&s->hold, 99));
+		(unsigned long long)ft_hist_percentile(&s->hold, 50),
+		(unsigned long long)ft_hist_percentile(&s->hold, 99));
 }
 
 static void csv_stats(FILE *f, const char *section, const char *name,
@@ -209,12 +280,12 @@ static void csv_stats(FILE *f, const char *section, const char *name,
 		(unsigned long long)s->collisions,
 		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
 		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_percentile(&s->wait, 50),
-		(unsigned long long)ft_percentile(&s->wait, 90),
-		(unsigned long long)ft_percentile(&s->wait, 99),
+		(unsigned long long)ft_hist_percentile(&s->wait, 50),
+		(unsigned long long)ft_hist_percentile(&s->wait, 90),
+		(unsigned long long)ft_hist_percentile(&s->wait, 99),
 		(unsigned long long)s->wait_max,
-		(unsigned long long)ft_percentile(&s->hold, 50),
-		(unsigned long long)ft_percentile(&s->hold, 99));
+		(unsigned long long)ft_hist_percentile(&s->hold, 50),
+		(unsigned long long)ft_hist_percentile(&s->hold, 99));
 }
 
 static int cmp_bucket(const void *x, const void *y)
@@ -281,43 +352,38 @@ static void text_chart(FILE *f, struct ft_whatif_row *w, int n, uint32_t cur)
 		fprintf(f, "         * = recorded table size\n");
 }
 
+/* the what-if curve: collision wait and collisions by table size */
 static int plot(const char *file, struct ft_whatif_row *w, int n)
 {
-	char dat[] = "/tmp/faulttune-plot-XXXXXX";
-	const char *ext = strrchr(file, '.');
-	const char *term = (ext && !strcmp(ext, ".png")) ? "pngcairo" : "svg";
-	char cmd[4096];
-	FILE *f;
-	int fd, i, ret;
+	static const char script[] =
+		"set logscale x 2\n"
+		"set xlabel 'table size (mutexes)'\n"
+		"set ylabel 'collision wait (ns)'\n"
+		"set y2label 'collisions'\n"
+		"set y2tics\n"
+		"plot ARG2 using 1:3 with linespoints title 'predicted collision wait', "
+		"ARG2 using 1:2 axes x1y2 with linespoints title 'predicted collisions'";
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&data, &len);
+	int i, ret;
 
-	if (system("command -v gnuplot >/dev/null 2>&1")) {
-		ft_err("--plot: gnuplot is not installed (apt-get install gnuplot-nox)");
-		return -1;
-	}
-	fd = mkstemp(dat);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		ft_err("--plot: cannot create a temporary file");
+	if (!f) {
+		ft_err("--plot %s: out of memory", file);
 		return -1;
 	}
 	for (i = 0; i < n; i++)
 		fprintf(f, "%u %llu %llu\n", w[i].size,
 			(unsigned long long)w[i].collisions,
 			(unsigned long long)w[i].coll_wait_ns);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "gnuplot -e \"set terminal %s; set output '%s'; set logscale x 2; "
-		 "set xlabel 'table size (mutexes)'; set ylabel 'collision wait (ns)'; "
-		 "set y2label 'collisions'; set y2tics; "
-		 "plot '%s' using 1:3 with linespoints title 'predicted collision wait', "
-		 "'' using 1:2 axes x1y2 with linespoints title 'predicted collisions'\"",
-		 term, file, dat);
-	ret = system(cmd);
-	unlink(dat);
-	if (ret) {
-		ft_err("--plot: gnuplot failed");
+	if (fclose(f)) {
+		ft_err("--plot %s: out of memory", file);
+		free(data);
 		return -1;
 	}
-	return 0;
+	ret = ft_plot(file, script, data, len);
+	free(data);
+	return ret;
 }
 
 static uint32_t recorded_size(const struct ft_analysis *a)
@@ -330,11 +396,69 @@ static uint32_t recorded_size(const struct ft_analysis *a)
 	return 0;
 }
 
-void ft_report_print(FILE *f, struct ft_analysis *a,
-		     const struct ft_report_opts *o)
+/* what the reader could not use, per CPU (only CPUs with something) */
+static void print_skips(FILE *f, const struct ft_analysis *a, int json)
+{
+	struct ft_cpu_skips sum;
+	int i, first = 1;
+
+	if (!ft_analysis_skipped(a, &sum) && !json)
+		return;
+	if (!json) {
+		fprintf(f, "SKIPPED (not in the numbers below): bad page headers "
+			"%llu, bad event headers %llu (%llu bytes), short records "
+			"%llu, implausible times %llu\n",
+			(unsigned long long)sum.bad_pages,
+			(unsigned long long)sum.bad_headers,
+			(unsigned long long)sum.skipped_bytes,
+			(unsigned long long)sum.short_records,
+			(unsigned long long)sum.implausible);
+	} else {
+		fprintf(f, ",\"skipped\":{\"bad_pages\":%llu,\"bad_headers\":%llu,"
+			"\"skipped_bytes\":%llu,\"short_records\":%llu,"
+			"\"implausible\":%llu,\"cpus\":[",
+			(unsigned long long)sum.bad_pages,
+			(unsigned long long)sum.bad_headers,
+			(unsigned long long)sum.skipped_bytes,
+			(unsigned long long)sum.short_records,
+			(unsigned long long)sum.implausible);
+	}
+	for (i = 0; i < a->nskips; i++) {
+		const struct ft_cpu_skips *k = &a->skips[i];
+
+		if (!(k->bad_pages | k->bad_headers | k->short_records |
+		      k->implausible))
+			continue;
+		if (json)
+			fprintf(f, "%s{\"cpu\":%d,\"bad_pages\":%llu,"
+				"\"bad_headers\":%llu,\"skipped_bytes\":%llu,"
+				"\"short_records\":%llu,\"implausible\":%llu}",
+				first ? "" : ",", i,
+				(unsigned long long)k->bad_pages,
+				(unsigned long long)k->bad_headers,
+				(unsigned long long)k->skipped_bytes,
+				(unsigned long long)k->short_records,
+				(unsigned long long)k->implausible);
+		else
+			fprintf(f, "  cpu%-4d bad pages %llu, bad headers %llu "
+				"(%llu bytes), short records %llu, implausible %llu\n",
+				i, (unsigned long long)k->bad_pages,
+				(unsigned long long)k->bad_headers,
+				(unsigned long long)k->skipped_bytes,
+				(unsigned long long)k->short_records,
+				(unsigned long long)k->implausible);
+		first = 0;
+	}
+	if (json)
+		fputs("]}", f);
+}
+
+int ft_report_print(FILE *f, struct ft_analysis *a,
+		    const struct ft_report_opts *o)
 {
 	struct ft_whatif_row *w = NULL;
-	int nw = 0, i, top = o->top;
+	struct ft_resize_cost rc = { 0 };
+	int nw = 0, i, top = o->top, ret = 0;
 	void **bk = NULL, **la = NULL;
 	uint32_t cur = recorded_size(a);
 	char b[8][32];
@@ -342,10 +466,17 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 
 	if (a->nev[FT_LK_HUGETLB])
 		nw = ft_whatif(a, whatif_max(a, o), &w);
-	if (nw < 0)
-		nw = 0;
+	if (a->resizes)
+		ft_resize_cost(a, &rc);
 	bk = sorted_vals(&a->buckets, cmp_bucket);
 	la = sorted_vals(&a->lockaddrs, cmp_lockaddr);
+	if (nw < 0 || rc.nomem || !bk || !la) {
+		ft_err("%s: out of memory for the what-if and the tables: no "
+		       "report rather than an incomplete one", o->file);
+		ret = -1;
+		nw = 0;
+		goto out;
+	}
 	nbk = a->buckets.n < (size_t)top ? (int)a->buckets.n : top;
 	nla = a->lockaddrs.n < (size_t)top ? (int)a->lockaddrs.n : top;
 
@@ -376,10 +507,8 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			(unsigned long long)a->hash_mismatch,
 			(unsigned long long)a->jhash_mismatch, cur,
 			(unsigned long long)(a->last_ts - a->first_ts));
+		print_skips(f, a, 1);
 		if (a->resizes) {
-			struct ft_resize_cost rc;
-
-			ft_resize_cost(a, &rc);
 			fprintf(f, ",\"resize\":{\"resizes\":%llu,"
 				"\"duration_median_ns\":%llu,\"duration_max_ns\":%llu,"
 				"\"fault_median_ns\":%llu,\"overlapping\":%llu,"
@@ -437,20 +566,21 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			json_stats(f, ft_mop_name(i), &a->mop[i]);
 		}
 		fputs("]},\"lock_contention\":{\"total\":", f);
-		json_stats(f, "all", &a->call);
+		json_contention(f, "all", &a->call, NULL);
 		fputs(",\"locks\":[", f);
 		for (i = 0; i < nla; i++) {
 			struct ft_lockaddr_stats *s = la[i];
-			char name[32];
+			char name[32], fl[64];
 
 			snprintf(name, sizeof(name), "0x%llx",
 				 (unsigned long long)s->addr);
 			if (i)
 				fputc(',', f);
-			json_stats(f, name, &s->st);
+			json_contention(f, name, &s->st,
+					lock_flags(s->flags, fl, sizeof(fl)));
 		}
 		fputs("]}}\n", f);
-		goto out;
+		goto done;
 	}
 
 	if (o->fmt == FT_FMT_CSV) {
@@ -480,7 +610,15 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 
 			snprintf(name, sizeof(name), "0x%llx",
 				 (unsigned long long)s->addr);
-			csv_stats(f, "lock_addr", name, &s->st);
+			/* no hold times in lock:contention: empty, not 0 */
+			fprintf(f, "lock_addr,%s,%llu,%llu,,,,%llu,%llu,%llu,%llu,%llu,,\n",
+				name, (unsigned long long)s->st.acq,
+				(unsigned long long)s->st.contended,
+				(unsigned long long)s->st.wait_total,
+				(unsigned long long)ft_hist_percentile(&s->st.wait, 50),
+				(unsigned long long)ft_hist_percentile(&s->st.wait, 90),
+				(unsigned long long)ft_hist_percentile(&s->st.wait, 99),
+				(unsigned long long)s->st.wait_max);
 		}
 		if (nw) {
 			fputs("\nsize,memory_bytes,collisions,collision_wait_ns,"
@@ -493,7 +631,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 					(unsigned long long)w[i].sharing,
 					(unsigned long long)w[i].share_wait_ns);
 		}
-		goto out;
+		goto done;
 	}
 
 	fprintf(f, "faulttune report: %s (%s of trace)\n", o->file,
@@ -513,6 +651,7 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 		(unsigned long long)a->unpaired_release,
 		(unsigned long long)a->key_mismatch,
 		(unsigned long long)a->open_at_end);
+	print_skips(f, a, 0);
 	if (a->acquire_nostart)
 		fprintf(f, "uncontended acquisitions without a start event (fast "
 			"path not traced): %llu\n",
@@ -538,10 +677,8 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 				text_row(f, ft_hop_name(i), &a->hop[i]);
 		text_row(f, "all", &a->hall);
 		if (a->resizes) {
-			struct ft_resize_cost rc;
 			double u;
 
-			ft_resize_cost(a, &rc);
 			u = rc.fault_median ? (double)rc.fault_median : 1;
 			fprintf(f, "resizes: %llu, duration median %s max %s; a fault "
 				"(request to release) median %s; %llu acquisitions "
@@ -606,27 +743,32 @@ void ft_report_print(FILE *f, struct ft_analysis *a,
 			"faulttune events)\n"
 			"  can attribute: wait time per lock address and lock type flags\n"
 			"  cannot attribute: hugetlb bucket, (mapping, index) key, op, hold "
-			"time, collisions vs true sharing, what-if\n");
+			"time (n/a), collisions vs true sharing, what-if\n");
 		fprintf(f, "contended locks (top %d of %zu by wait)\n", nla,
 			a->lockaddrs.n);
-		text_header(f, "lock_addr");
+		text_header_x(f, "lock_addr", "flags");
 		for (i = 0; i < nla; i++) {
 			struct ft_lockaddr_stats *s = la[i];
-			char name[32];
+			char name[32], fl[64];
 
 			snprintf(name, sizeof(name), "%llx", (unsigned long long)s->addr);
-			text_row_cls(f, name, &s->st, 0);
+			text_row_x(f, name, &s->st, 0, 0,
+				   lock_flags(s->flags, fl, sizeof(fl)));
 		}
-		text_row_cls(f, "all", &a->call, 0);
+		text_row_x(f, "all", &a->call, 0, 0, NULL);
+	}
+done:
+	if (o->plot && !nw) {
+		ft_err("--plot %s: no hugetlb events, nothing to plot", o->plot);
+		ret = -1;
+	} else if (o->plot && plot(o->plot, w, nw)) {
+		ret = -1;
 	}
 out:
-	if (o->plot && nw)
-		plot(o->plot, w, nw);
-	else if (o->plot)
-		ft_err("--plot: no hugetlb events, nothing to plot");
 	free(w);
 	free(bk);
 	free(la);
+	return ret;
 }
 
 static int report_child(void *arg)
@@ -634,23 +776,46 @@ static int report_child(void *arg)
 	struct ft_report_opts *o = arg;
 	struct ft_analysis a;
 
+	struct ft_cpu_skips sk;
+	int ret = 1;
+
 	ft_analysis_init(&a);
-	if (ft_read_tracedat(o->file, &a)) {
-		ft_analysis_free(&a);
-		return 1;
+	if (ft_read_tracedat(o->file, &a))
+		goto out;
+	if (a.nomem) {
+		ft_err("%s: out of memory while analysing it: no report rather "
+		       "than an incomplete one", o->file);
+		goto out;
 	}
-	ft_report_print(stdout, &a, o);
+	if (ft_analysis_skipped(&a, &sk) && !o->force) {
+		ft_err("%s: damaged records not used: bad page headers %llu, bad "
+		       "event headers %llu (%llu bytes), short records %llu, "
+		       "implausible times %llu; --force reports without them",
+		       o->file, (unsigned long long)sk.bad_pages,
+		       (unsigned long long)sk.bad_headers,
+		       (unsigned long long)sk.skipped_bytes,
+		       (unsigned long long)sk.short_records,
+		       (unsigned long long)sk.implausible);
+		goto out;
+	}
+	if (ft_report_print(stdout, &a, o) == 0)
+		ret = 0;
+out:
 	ft_analysis_free(&a);
-	return 0;
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct ft_report_opts o;
+	struct stat st;
 	int ret;
 
 	ret = ft_report_parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 2 : 0;
-	return ft_isolate(report_child, &o, o.file);
+	/* the reader does tens of MB/s: a minute plus 1 s/MiB is no limit for a sane file */
+	if (o.timeout < 0)
+		o.timeout = 60 + (stat(o.file, &st) ? 0 : st.st_size / 1048576.0);
+	return ft_isolate(report_child, &o, o.file, o.timeout);
 }

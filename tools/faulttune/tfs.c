@@ -4,7 +4,13 @@
  * never in the top-level buffer, so nothing it does disturbs other tracing
  * users and everything it touched goes away with the instance.  A run that
  * was SIGKILLed leaves its instance behind: ft_cleanup_stale() removes the
- * instances whose pid is gone.
+ * instances nobody owns any more.
+ *
+ * Ownership is an flock() on the instance directory, held by the owner
+ * for as long as it runs and dropped by the kernel when it dies.  A pid
+ * alone does not tell: kill(pid, 0) answers for this PID namespace only,
+ * and tracefs is shared by all of them, so a run in a container ended a
+ * live recording of the host's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +18,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <unistd.h>
 #include <tracefs.h>
@@ -161,6 +168,33 @@ char *ft_read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * Take the owner's lock of an instance: an fd with LOCK_EX on its
+ * directory, or -1 (errno EWOULDBLOCK: somebody holds it).
+ */
+static int inst_lock(struct tracefs_instance *inst)
+{
+	char *dir = tracefs_instance_get_dir(inst);
+	int fd, e;
+
+	if (!dir)
+		return -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e = errno;
+	free(dir);
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 struct stale_ctx {
 	int quiet;
 	int removed;
@@ -172,6 +206,7 @@ static int stale_cb(const char *name, void *data)
 	struct tracefs_instance *inst;
 	char *end;
 	long pid;
+	int lock;
 
 	if (strncmp(name, "faulttune-", 10))
 		return 0;
@@ -180,15 +215,24 @@ static int stale_cb(const char *name, void *data)
 		return 0;
 	if (pid == getpid())
 		return 0;
-	if (!kill(pid, 0) || errno != ESRCH) {
-		if (!sc->quiet)
-			ft_info("faulttune: instance %s belongs to running pid %ld, "
-				"left alone", name, pid);
-		return 0;
-	}
 	inst = tracefs_instance_alloc(NULL, name);
 	if (!inst)
 		return 0;
+	/*
+	 * Locked: its owner runs, in whatever PID namespace.  Unlocked but
+	 * the pid is alive here: a faulttune that predates the lock, or the
+	 * owner between mkdir and flock; leave it too.
+	 */
+	lock = inst_lock(inst);
+	if (lock < 0 || !kill(pid, 0) || errno != ESRCH) {
+		if (!sc->quiet)
+			ft_info("faulttune: instance %s belongs to a running "
+				"faulttune (pid %ld), left alone", name, pid);
+		if (lock >= 0)
+			close(lock);
+		tracefs_instance_free(inst);
+		return 0;
+	}
 	tracefs_trace_off(inst);
 	if (tracefs_instance_destroy(inst) == 0) {
 		sc->removed++;
@@ -198,6 +242,7 @@ static int stale_cb(const char *name, void *data)
 	} else {
 		ft_err("cannot remove stale instance %s: %s", name, strerror(errno));
 	}
+	close(lock);
 	tracefs_instance_free(inst);
 	return 0;
 }
@@ -217,10 +262,19 @@ int ft_inst_create(struct ft_inst *fi, size_t buffer_kb)
 	fi->ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (fi->ncpus < 1)
 		fi->ncpus = 1;
+	fi->lock = -1;
 	fi->inst = tracefs_instance_create(fi->name);
 	if (!fi->inst) {
 		ft_err("cannot create tracefs instance %s: %s", fi->name,
 		       strerror(errno));
+		return -1;
+	}
+	fi->lock = inst_lock(fi->inst);
+	if (fi->lock < 0 || !tracefs_instance_exists(fi->name)) {
+		ft_err("cannot take ownership of tracefs instance %s: %s",
+		       fi->name, fi->lock < 0 ? strerror(errno) :
+		       "removed by another faulttune");
+		ft_inst_destroy(fi);
 		return -1;
 	}
 	tracefs_trace_off(fi->inst);
@@ -367,4 +421,7 @@ void ft_inst_destroy(struct ft_inst *fi)
 		       strerror(errno));
 	tracefs_instance_free(fi->inst);
 	fi->inst = NULL;
+	if (fi->lock >= 0)
+		close(fi->lock);
+	fi->lock = -1;
 }

@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -72,6 +73,7 @@ struct tune_ctx {
 	const char *from[MAX_FROM];
 	int nfrom;
 	const char *btf;	/* --btf FILE: for tests */
+	const char *plot;	/* --plot FILE */
 	struct ft_bench_opts bench;
 	/* results */
 	struct size_result *res;
@@ -174,6 +176,8 @@ static void tune_usage(FILE *f)
 "                      current and the recommended one\n"
 "  -a, --apply         leave the recommended size set\n"
 "  -j, --json          JSON output\n"
+"      --plot FILE     predicted and measured collision wait per size\n"
+"                      (gnuplot; .png, else SVG)\n"
 "      --from FILE...  advice from recordings (faulttune record, trace-cmd\n"
 "                      record -e hugetlb); changes nothing, needs no root\n"
 "  -c, --current N     --from: the size to compare with (default: recorded)\n"
@@ -186,12 +190,7 @@ static void tune_usage(FILE *f)
 static int parse_num(const char *opt, const char *arg, uint64_t lo,
 		     uint64_t hi, uint64_t *v)
 {
-	if (ft_parse_u64(arg, v) || *v < lo || *v > hi) {
-		ft_err("tune: %s wants a whole number in [%llu, %llu], got '%s'",
-		       opt, (unsigned long long)lo, (unsigned long long)hi, arg);
-		return -1;
-	}
-	return 0;
+	return ft_opt_uint("tune", opt, arg, lo, hi, v);
 }
 
 static int parse_tune(int argc, char **argv, struct tune_ctx *c)
@@ -213,13 +212,13 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		{ "from", no_argument, NULL, 1 },
 		{ "knob", required_argument, NULL, 2 },
 		{ "btf", required_argument, NULL, 3 },
+		{ "plot", required_argument, NULL, 4 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int o, from = 0, dd;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t v;
-	char *end;
 
 	c->knob = KNOB;
 	c->reps = 5;
@@ -247,16 +246,9 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 				NULL)) != -1) {
 		switch (o) {
 		case 'T':
-			/* decimal only: no hex float, no nan/inf */
-			errno = 0;
-			c->target = strtod(optarg, &end);
-			if (strspn(optarg, "0123456789.") != strlen(optarg) ||
-			    errno || end == optarg || *end || !isfinite(c->target) ||
-			    c->target <= 0 || c->target >= 100) {
-				ft_err("tune: --target wants a percentage in (0, 100), "
-				       "got '%s'", optarg);
+			if (ft_opt_double("tune", "--target", optarg, 0.001, 99.9,
+					  &c->target))
 				return -1;
-			}
 			break;
 		case 'm':
 			if (parse_num("--max-size", optarg, 1, FT_MODEL_MAX_SIZE, &v))
@@ -336,6 +328,9 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 			break;
 		case 3:
 			c->btf = optarg;
+			break;
+		case 4:
+			c->plot = optarg;
 			break;
 		case 'h':
 			tune_usage(stdout);
@@ -778,6 +773,8 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 			 "the interval): check with --full and more --reps");
 }
 
+static void do_plot(struct tune_ctx *c, uint32_t rec);
+
 static void report(struct tune_ctx *c)
 {
 	struct confirm cf;
@@ -845,6 +842,8 @@ static void report(struct tune_ctx *c)
 		ft_json_str(stdout, cf.text);
 		printf("},\"boot_parameter\":\"hugetlb_fault_mutexes=%u\","
 		       "\"applied\":%s}\n", rec, c->apply ? "true" : "false");
+		if (c->plot)
+			do_plot(c, rec);
 		return;
 	}
 	printf("\nfaulttune tune: ");
@@ -881,6 +880,45 @@ static void report(struct tune_ctx *c)
 	printf("confirmation: %s\n", cf.text);
 	printf("boot parameter: hugetlb_fault_mutexes=%u\n", rec);
 	printf("now:            echo %u > %s\n", rec, c->knob);
+	if (c->plot)
+		do_plot(c, rec);
+}
+
+/* the model's curve and the measured points, through plot.c's runner */
+static void do_plot(struct tune_ctx *c, uint32_t rec)
+{
+	static const char script[] =
+		"set logscale x 2\n"
+		"set xlabel 'num_fault_mutexes'\n"
+		"set ylabel 'collision wait, % of fault time'\n"
+		"plot ARG2 using 1:2 with linespoints title 'predicted (model)', "
+		"ARG2 using 1:($3 < 0 ? NaN : $3) with points pt 7 "
+		"title 'measured (events)', "
+		"ARG2 using 1:($4 ? $2 : NaN) with points pt 6 ps 2 "
+		"title 'recommended'\n";
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&data, &len);
+	int i;
+
+	if (!f) {
+		ft_err("--plot %s: out of memory", c->plot);
+		return;
+	}
+	for (i = 0; i < c->adv.n; i++) {
+		const struct ft_model_row *r = &c->adv.rows[i];
+		struct size_result *m = res_find(c, r->size);
+
+		fprintf(f, "%u %f %f %d\n", r->size, r->coll_pct,
+			m && m->runs ? measured_pct(m) : -1.0, r->size == rec);
+	}
+	if (fclose(f)) {
+		ft_err("--plot %s: out of memory", c->plot);
+		free(data);
+		return;
+	}
+	ft_plot(c->plot, script, data, len);
+	free(data);
 }
 
 /* runs of every measured size, interleaved round by round */
@@ -939,8 +977,15 @@ int cmd_tune(int argc, char **argv)
 	ret = parse_tune(argc, argv, &c);
 	if (ret)
 		return ret < 0 ? 2 : 0;
-	if (c.nfrom)
-		return ft_isolate(from_child, &c, c.from[0]);
+	if (c.nfrom) {
+		struct stat st;
+		double mb = 0;
+
+		/* the reader's time limit, as report's: 60 s + 1 s per MiB */
+		for (i = 0; i < c.nfrom; i++)
+			mb += stat(c.from[i], &st) ? 0 : st.st_size / 1048576.0;
+		return ft_isolate(from_child, &c, c.from[0], 60 + mb);
+	}
 	c.rng = c.seed;
 	if (geteuid()) {
 		ft_err("tune needs root (it writes %s); tune --from FILE needs "

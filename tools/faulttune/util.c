@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <sys/mman.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <time.h>
 #include "faulttune.h"
 
 int ft_verbose;
@@ -31,32 +36,122 @@ void ft_info(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/*
+ * Option values are decimal, as the kernel's knob is: digits only (no
+ * sign, no blanks, no 0x, no leading zero that strtoull() would take for
+ * octal), nothing after the number but a unit where one is asked for.
+ * errno is EINVAL for text that is no number, ERANGE for one out of range.
+ */
+static int parse_digits(const char *s, uint64_t *out, const char **end)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	if (!s || *p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+		return errno = EINVAL, -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned int d = *p - '0';
+
+		if (v > (UINT64_MAX - d) / 10)
+			return errno = ERANGE, -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	*end = p;
+	return 0;
+}
+
+int ft_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *end;
+	uint64_t v;
+
+	if (parse_digits(s, &v, &end))
+		return -1;
+	if (*end)
+		return errno = EINVAL, -1;
+	if (v < min || v > max)
+		return errno = ERANGE, -1;
+	*out = v;
+	return 0;
+}
+
 int ft_parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	return ft_parse_uint(s, 0, UINT64_MAX, out);
+}
 
-	if (!s || !*s || *s == '-')
-		return -1;
+/*
+ * A decimal fraction: [-]digits[.digits][e[+-]digits]; strtod() alone
+ * would also take "nan", "inf", hex floats and leading blanks.
+ */
+int ft_parse_double(const char *s, double min, double max, double *out)
+{
+	const char *p = s;
+	char *end;
+	double v;
+
+	if (!s)
+		return errno = EINVAL, -1;
+	if (*p == '-')
+		p++;
+	if (!((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')))
+		return errno = EINVAL, -1;
+	for (; *p; p++)
+		if (!strchr("0123456789.eE+-", *p))
+			return errno = EINVAL, -1;
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -1;
+	v = strtod(s, &end);
+	if (*end || end == s)
+		return errno = EINVAL, -1;
+	if (!isfinite(v) || v < min || v > max)
+		return errno = ERANGE, -1;
 	*out = v;
+	return 0;
+}
+
+int ft_opt_uint(const char *cmd, const char *opt, const char *s,
+		uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (!ft_parse_uint(s, min, max, out))
+		return 0;
+	ft_err("%s: bad %s '%s': want a decimal integer from %llu to %llu",
+	       cmd, opt, s ? s : "", (unsigned long long)min,
+	       (unsigned long long)max);
+	return -1;
+}
+
+int ft_opt_double(const char *cmd, const char *opt, const char *s,
+		  double min, double max, double *out)
+{
+	if (!ft_parse_double(s, min, max, out))
+		return 0;
+	ft_err("%s: bad %s '%s': want a decimal number from %g to %g",
+	       cmd, opt, s ? s : "", min, max);
+	return -1;
+}
+
+int ft_opt_fmt(const char *cmd, enum ft_fmt *fmt, int *set, enum ft_fmt want)
+{
+	static const char * const name[] = { "text", "--json", "--csv" };
+
+	if (*set && *fmt != want) {
+		ft_err("%s: %s and %s exclude each other: give one", cmd,
+		       name[*fmt], name[want]);
+		return -1;
+	}
+	*fmt = want;
+	*set = 1;
 	return 0;
 }
 
 int ft_parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	const char *end;
+	uint64_t v;
 	unsigned int shift = 0;
 
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (parse_digits(s, &v, &end))
 		return -1;
 	switch (*end) {
 	case 'k': case 'K':
@@ -71,12 +166,12 @@ int ft_parse_size(const char *s, uint64_t *out)
 	case '\0':
 		break;
 	default:
-		return -1;
+		return errno = EINVAL, -1;
 	}
 	if (*end && end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB"))
-		return -1;
-	if (shift && v > (~0ULL >> shift))
-		return -1;
+		return errno = EINVAL, -1;
+	if (shift && v > (UINT64_MAX >> shift))
+		return errno = ERANGE, -1;
 	*out = v << shift;
 	return 0;
 }
@@ -115,34 +210,151 @@ void ft_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* die of SIGPIPE, as a process that never ignored it would have */
+static void __attribute__((noreturn)) die_of_sigpipe(void)
+{
+	signal(SIGPIPE, SIG_DFL);
+	raise(SIGPIPE);
+	_exit(128 + SIGPIPE);
+}
+
+/*
+ * Where the isolated reader is, for honest blame when it dies: the child
+ * writes its phase to a shared page before it calls into libtracecmd and
+ * after it comes back, so the parent can tell a library crash on a
+ * corrupt file from a bug of our own.
+ */
+static volatile int *ft_phase;
+
+void ft_isolate_phase(int phase)
+{
+	if (ft_phase)
+		*ft_phase = phase;
+}
+
+/* reap pid within timeout_s (0: no limit); 0 with *st, 1 timed out, -1 */
+static int wait_child(pid_t pid, int *st, double timeout_s)
+{
+	struct timespec t0, now, nap = { 0, 1000000 };
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t w = waitpid(pid, st, timeout_s > 0 ? WNOHANG : 0);
+
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -1;	/* ECHILD and co: nothing left to wait for */
+		if (w == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - t0.tv_sec +
+			    (now.tv_nsec - t0.tv_nsec) / 1e9 > timeout_s)
+				return 1;
+			nanosleep(&nap, NULL);
+			if (nap.tv_nsec < 32000000)
+				nap.tv_nsec *= 2;
+		}
+	}
+}
+
 /*
  * Run fn in a child process: libtracecmd does not survive every corrupt
  * file (tracecmd_open() of a damaged header crashes in its error path in
- * 1.3), and a reader must fail with a message, not a core dump.
- * Returns fn's result, or 1 (with a message) if the child died.
+ * 1.3), and a reader must fail with a message naming the file, not dump
+ * core or loop forever.  Returns fn's result, or 1 with a message when
+ * the child died or ran out of time; a child killed by SIGPIPE (its
+ * stdout closed) takes the caller down the same way.
  */
-int ft_isolate(int (*fn)(void *), void *arg, const char *what)
+int ft_isolate(int (*fn)(void *), void *arg, const char *what,
+	       double timeout_s)
 {
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
+	int st = 0, r, sig, phase;
 	pid_t pid;
-	int st;
 
 	fflush(stdout);
 	fflush(stderr);
+	ft_phase = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ft_phase == MAP_FAILED)
+		ft_phase = NULL;
+	else
+		*ft_phase = FT_PHASE_OURS;
+	/* a caller that ignores SIGCHLD would have the child reaped for us */
+	sigaction(SIGCHLD, &dfl, &old);
 	pid = fork();
-	if (pid < 0)
-		return fn(arg);
-	if (pid == 0) {
-		int r = fn(arg);
-
-		fflush(stdout);
-		_exit(r & 0xff);
+	if (pid < 0) {
+		ft_err("%s: cannot start the trace reader: %s", what,
+		       strerror(errno));
+		r = 1;
+		goto out;
 	}
-	while (waitpid(pid, &st, 0) < 0)
-		;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	ft_err("%s: corrupt trace.dat: the trace reader (libtracecmd) died "
-	       "with signal %d while parsing it", what,
-	       WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-	return 1;
+	if (pid == 0) {
+		sigaction(SIGCHLD, &old, NULL);
+		_exit(ft_stdout_done(fn(arg)) & 0xff);
+	}
+	r = wait_child(pid, &st, timeout_s);
+	if (r > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		ft_err("%s: the trace reader did not finish within %.0f s and "
+		       "was stopped: a looping or huge file (--timeout SEC "
+		       "allows more)", what, timeout_s);
+		r = 1;
+		goto out;
+	}
+	if (r < 0) {
+		ft_err("%s: lost the trace reader: waitpid: %s", what,
+		       strerror(errno));
+		r = 1;
+		goto out;
+	}
+	if (WIFEXITED(st)) {
+		r = WEXITSTATUS(st);
+		goto out;
+	}
+	sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	if (sig == SIGPIPE)
+		die_of_sigpipe();
+	phase = ft_phase ? *ft_phase : FT_PHASE_LIB;
+	if (phase == FT_PHASE_LIB)
+		ft_err("%s: corrupt trace.dat: the trace reader died of signal "
+		       "%d (%s) inside libtracecmd while parsing it", what, sig,
+		       strsignal(sig));
+	else
+		ft_err("%s: internal error: faulttune's reader died of signal "
+		       "%d (%s) in its own code: a faulttune bug, not the "
+		       "file's fault; please report it with the file", what,
+		       sig, strsignal(sig));
+	r = 1;
+out:
+	sigaction(SIGCHLD, &old, NULL);
+	if (ft_phase)
+		munmap((void *)ft_phase, sizeof(int));
+	ft_phase = NULL;
+	return r;
+}
+
+/* stdout is a pipe whose reader has gone (an earlier write saw EPIPE) */
+static int stdout_widowed(void)
+{
+	struct pollfd pfd = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	struct stat st;
+
+	return !fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode) &&
+	       poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR);
+}
+
+int ft_stdout_done(int ret)
+{
+	int bad = ferror(stdout), e;
+
+	errno = 0;
+	if (fflush(stdout) != EOF && !bad)
+		return ret;
+	e = errno;
+	if (e == EPIPE || (!e && stdout_widowed()))
+		die_of_sigpipe();
+	ft_err("writing standard output: %s", e ? strerror(e) : "write error");
+	return ret ? ret : 1;
 }

@@ -22,17 +22,24 @@ if [ "$(id -u)" != 0 ]; then
 	[ -n "$FT_REQUIRE_TRACEFS" ] && exit 1
 	exit 0
 fi
-[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
+command -v trace-cmd >/dev/null || { echo "trace-cmd not installed (apt-get install trace-cmd)"; exit 1; }
+if [ ! -d $T/instances ] && mount -t tracefs nodev $T 2>/dev/null; then
+	mounted_here=1	# leave the host as found: unmounted at exit
+fi
 if [ ! -d $T/instances ]; then
 	echo "SKIP: no tracefs at $T"
 	echo "0 passed, 0 failed"
 	[ -n "$FT_REQUIRE_TRACEFS" ] && exit 1
 	exit 0
 fi
-command -v trace-cmd >/dev/null || { echo "trace-cmd not installed (apt-get install trace-cmd)"; exit 1; }
 
 W=$(mktemp -d /tmp/faulttune-host.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+cleanup() {
+	[ -n "$nr0" ] && echo "$nr0" > $HP/nr_hugepages
+	rm -rf "$W"
+	[ -n "$mounted_here" ] && umount $T
+}
+trap cleanup EXIT
 inst_count() { ls $T/instances | grep -c '^faulttune-'; }
 state() { cat $T/tracing_on $T/buffer_size_kb $T/set_event $T/current_tracer $T/trace_clock; }
 state > "$W/before"
@@ -101,6 +108,35 @@ check "next run removes the stale instance" [ ! -d $T/instances/faulttune-$p ]
 check "next run says so" grep -q "removed stale instance faulttune-$p" "$W/k.err"
 rm -f "$W"/k.dat*
 
+# 6b: a live recording in another PID namespace is not "stale": its pid
+# means nothing here (kill(pid, 0) said ESRCH and the instance was removed
+# under the running recording).  The inner run gets a pid near pid_max,
+# which is free in this namespace.
+if command -v unshare >/dev/null; then
+	pmax=$(cat /proc/sys/kernel/pid_max)
+	ipid=$((pmax - 50))
+	while kill -0 $ipid 2>/dev/null || [ -d $T/instances/faulttune-$ipid ]; do
+		ipid=$((ipid - 1))
+	done
+	unshare --pid --fork --mount-proc sh -c \
+		'echo $(($1 - 1)) > /proc/sys/kernel/ns_last_pid; shift; "$@"; exit $?' \
+		sh $ipid "$FT" record -o "$W/ns.dat" -d 3 2>"$W/ns.err" &
+	p=$!
+	sleep 1
+	check "pidns: the inner recording runs as faulttune-$ipid" [ -d $T/instances/faulttune-$ipid ]
+	"$FT" record -o "$W/ns2.dat" -d 0.2 2>"$W/ns2.err"
+	check "pidns: another run leaves it alone" [ -d $T/instances/faulttune-$ipid ]
+	check "pidns: and leaves it tracing" [ "$(cat $T/instances/faulttune-$ipid/tracing_on)" = 1 ]
+	check "pidns: and says why" grep -q "faulttune-$ipid belongs to a running" "$W/ns2.err"
+	wait $p
+	rc=$?
+	check "pidns: the inner recording ends normally (rc=$rc)" [ $rc = 0 ]
+	check "pidns: its file is readable" trace-cmd report "$W/ns.dat" >/dev/null 2>&1
+	check "pidns: its instance is gone" [ ! -d $T/instances/faulttune-$ipid ]
+else
+	nok "pidns: unshare (util-linux) not installed"
+fi
+
 # 7: the top-level buffer was never touched
 state > "$W/after"
 check "top-level tracing_on/buffer/set_event/tracer/clock unchanged" cmp -s "$W/before" "$W/after"
@@ -118,12 +154,14 @@ head -c 64 /dev/urandom > "$W/garbage.dat"
 rc=$?
 check "garbage file: non-zero exit, no crash (rc=$rc)" clean_fail $rc
 
-# 8b: a full disk: a 64 KB tmpfs cannot hold the event formats.  Clear
-# error naming the file and ENOSPC, non-zero exit, no partial file, no
-# instance, top-level settings untouched.
+# 8b: a full disk: the command writes 512 KB of markers itself, so the
+# recording outgrows the 64 KB tmpfs whatever this host's kernel records
+# (a test must not depend on that).  Clear error naming the file and
+# ENOSPC, non-zero exit, no partial file, no instance, top-level settings
+# untouched.
 mkdir -p "$W/full"
 if mount -t tmpfs -o size=64k faulttune-full "$W/full" 2>/dev/null; then
-	"$FT" record -o "$W/full/f.dat" -- sh -c 'for i in 1 2 3 4; do dd if=/dev/zero of=/dev/null bs=64k count=2000 2>/dev/null & done; wait' 2>"$W/full.err"
+	"$FT" record -b 2048 -o "$W/full/f.dat" -- sh -c 'l=$(printf "%01000d" 0); i=0; while [ $i -lt 512 ]; do echo "$l" > "$FAULTTUNE_MARKER"; i=$((i + 1)); done' 2>"$W/full.err"
 	rc=$?
 	sed 's/^/# /' "$W/full.err"
 	check "full disk: record fails cleanly (rc=$rc)" clean_fail $rc
@@ -145,7 +183,6 @@ HP=/sys/kernel/mm/hugepages/hugepages-2048kB
 free=$(cat $HP/free_hugepages 2>/dev/null || echo 0)
 if [ "$free" -lt 8 ] && [ -w $HP/nr_hugepages ]; then
 	nr0=$(cat $HP/nr_hugepages)
-	trap 'echo $nr0 > $HP/nr_hugepages; rm -rf "$W"' EXIT
 	echo $((nr0 + 8 - free)) > $HP/nr_hugepages
 	free=$(cat $HP/free_hugepages)
 	echo "# reserved huge pages for the tune tests: nr_hugepages $nr0 -> $(cat $HP/nr_hugepages) (restored at exit)"

@@ -4,9 +4,15 @@
  * No root and no tracefs needed.  Ends with "N passed, N failed".
  */
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include "faulttune.h"
 #include "synth.h"
 
@@ -26,6 +32,13 @@ static int passed, failed;
 #define EQ(a, b) CHECK((unsigned long long)(a) == (unsigned long long)(b), \
 		       "%s = %llu, want %llu", #a, (unsigned long long)(a), \
 		       (unsigned long long)(b))
+
+/* within the histograms' stated error, 1 / (2 * FT_HIST_SUB) */
+#define NEAR(a, b) CHECK(fabs((double)(a) - (double)(b)) <=		\
+			 (double)(b) / (2.0 * FT_HIST_SUB),		\
+			 "%s = %llu, want %llu within %.2f%%", #a,	\
+			 (unsigned long long)(a), (unsigned long long)(b), \
+			 100.0 / (2 * FT_HIST_SUB))
 
 /* ---- stream builders ---- */
 
@@ -120,6 +133,65 @@ static void test_percentiles_big(void)
 	}
 }
 
+/*
+ * The histograms against exact nearest-rank percentiles of the same
+ * values: within the stated relative error, min and max exact, and the
+ * memory independent of the number of values.
+ */
+static void test_hist(void)
+{
+	static const double qs[] = { 1, 10, 25, 50, 75, 90, 99, 99.9 };
+	struct ft_hist h = { 0 };
+	struct ft_vec v = { 0 };
+	uint64_t x = 88172645463325252ULL, worst_ppm = 0;
+	size_t i, j, bytes_small = 0;
+	int bad = 0;
+
+	EQ(ft_hist_percentile(&h, 50), 0);
+	for (i = 0; i < 1000000; i++) {
+		uint64_t val;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 1 ns .. 2^40 ns, log-uniform: every octave gets values */
+		val = (x >> 24) >> ((x & 63) % 40);
+		ft_hist_add(&h, val);
+		ft_vec_push(&v, val);
+		if (i == 9999)
+			bytes_small = ft_hist_bytes(&h);
+	}
+	for (j = 0; j < sizeof(qs) / sizeof(qs[0]); j++) {
+		uint64_t want = ft_percentile(&v, qs[j]);
+		uint64_t got = ft_hist_percentile(&h, qs[j]);
+		uint64_t d = got > want ? got - want : want - got;
+		uint64_t ppm = want ? d * 1000000 / want : d * 1000000;
+
+		if (ppm > worst_ppm)
+			worst_ppm = ppm;
+		bad += d * 2 * FT_HIST_SUB > want;
+	}
+	printf("# histogram: worst percentile error %.3f%% (stated bound %.2f%%), "
+	       "%zu bytes for 1M values\n", worst_ppm / 1e4,
+	       100.0 / (2 * FT_HIST_SUB), ft_hist_bytes(&h));
+	EQ(bad, 0);
+	EQ(ft_hist_percentile(&h, 0), ft_percentile(&v, 0));
+	EQ(ft_hist_percentile(&h, 100), ft_percentile(&v, 100));
+	EQ(h.n, 1000000);
+	/* 100x the values, the same memory: it depends on the range only */
+	CHECK(ft_hist_bytes(&h) == bytes_small, "memory %zu after 1M values, "
+	      "%zu after 10k", ft_hist_bytes(&h), bytes_small);
+	CHECK(ft_hist_bytes(&h) < 64 * 1024, "memory %zu", ft_hist_bytes(&h));
+	ft_hist_free(&h);
+	ft_vec_free(&v);
+	/* small values are exact */
+	for (i = 1; i <= 100; i++)
+		ft_hist_add(&h, i);
+	EQ(ft_hist_percentile(&h, 50), 50);
+	EQ(ft_hist_percentile(&h, 90), 90);
+	ft_hist_free(&h);
+}
+
 /* resize cost: acquisitions whose wait overlaps a resize */
 static void test_resize_cost(void)
 {
@@ -147,7 +219,7 @@ static void test_resize_cost(void)
 	EQ(rc.overlapping, 1);
 	EQ(rc.others, 2);
 	EQ(rc.stall_max, 1000);
-	EQ(rc.fault_median, 1000);	/* 1000, 2000, 1000 */
+	NEAR(rc.fault_median, 1000);	/* 1000, 2000, 1000 */
 	EQ(rc.other_wait_max, 100);
 	ft_analysis_free(&a);
 }
@@ -233,8 +305,8 @@ static void test_classification(void)
 		EQ(b->st.acq, 3);
 		EQ(b->st.collisions, 1);
 		EQ(b->st.sharing, 1);
-		EQ(ft_percentile(&b->st.hold, 50), 100);
-		EQ(ft_percentile(&b->st.hold, 99), 100);
+		EQ(ft_hist_percentile(&b->st.hold, 50), 100);
+		EQ(ft_hist_percentile(&b->st.hold, 99), 100);
 	}
 	EQ(a.buckets.n, 2);
 	ft_analysis_free(&a);
@@ -328,6 +400,38 @@ static void test_contention_fallback(void)
 	EQ(a.call.wait_total, 25);
 	EQ(a.unpaired_acquire, 1);
 	EQ(a.lockaddrs.n, 1);
+	{
+		/* the columns are honest: no hold times, the flags shown */
+		struct ft_report_opts o = { .file = "x.dat", .top = 10 };
+		char *out = NULL, *row;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		EQ(ft_report_print(f, &a, &o), 0);
+		fclose(f);
+		row = out ? strstr(out, "\ndead ") : NULL;
+		CHECK(row, "lock row in the text");
+		if (row) {
+			char line[256];
+
+			sscanf(row + 1, "%255[^\n]", line);
+			CHECK(strstr(line, " n/a       n/a MUTEX") &&
+			      !strstr(line, "0ns "), "fallback row: '%s'", line);
+		}
+		CHECK(out && strstr(out, " flags\n"), "flags column in the header");
+		free(out);
+		out = NULL;
+		o.fmt = FT_FMT_JSON;
+		f = open_memstream(&out, &len);
+		EQ(ft_report_print(f, &a, &o), 0);
+		fclose(f);
+		CHECK(out && strstr(out, "{\"name\":\"0xdead\",\"flags\":\"MUTEX\","
+				    "\"contended\":1,\"wait_total_ns\":25,"),
+		      "fallback JSON: flags");
+		CHECK(out && strstr(out, "\"wait_max_ns\":25,\"hold_p50_ns\":null,"
+				    "\"hold_p99_ns\":null}"), "fallback JSON: hold null");
+		free(out);
+	}
 	ft_analysis_free(&a);
 }
 
@@ -347,7 +451,7 @@ static void test_memtype(void)
 	EQ(a.mop[FT_MOP_LOOKUP].acq, 1);
 	EQ(a.mop[FT_MOP_LOOKUP].contended, 1);
 	EQ(a.mop[FT_MOP_LOOKUP].wait_total, 4);
-	EQ(ft_percentile(&a.mop[FT_MOP_LOOKUP].hold, 50), 4);
+	EQ(ft_hist_percentile(&a.mop[FT_MOP_LOOKUP].hold, 50), 4);
 	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
 	ft_analysis_free(&a);
 }
@@ -426,6 +530,248 @@ static void test_args(void)
 	EQ(ft_is_pow2(0), 0);
 	EQ(ft_is_pow2(1), 1);
 	EQ(ft_is_pow2(96), 0);
+}
+
+/* one parser for every option: decimal, range-checked, nothing else */
+static void test_numbers(void)
+{
+	struct ft_report_opts o;
+	uint64_t v = 77;
+	double d = 7;
+
+	EQ(ft_parse_uint("0", 0, 10, &v), 0);
+	EQ(v, 0);
+	EQ(ft_parse_uint("10", 0, 10, &v), 0);
+	EQ(v, 10);
+	EQ(ft_parse_uint("18446744073709551615", 0, UINT64_MAX, &v), 0);
+	EQ(v, UINT64_MAX);
+	EQ(ft_parse_uint("11", 0, 10, &v), -1);
+	EQ(errno, ERANGE);
+	EQ(ft_parse_uint("18446744073709551616", 0, UINT64_MAX, &v), -1);
+	EQ(errno, ERANGE);
+	EQ(ft_parse_uint("010", 0, 100, &v), -1);	/* octal to strtoull */
+	EQ(errno, EINVAL);
+	EQ(ft_parse_uint("0x10", 0, 100, &v), -1);
+	EQ(ft_parse_uint(" 5", 0, 100, &v), -1);
+	EQ(ft_parse_uint("+5", 0, 100, &v), -1);
+	EQ(ft_parse_uint("5 ", 0, 100, &v), -1);
+	EQ(ft_parse_uint("-1", 0, UINT64_MAX, &v), -1);
+	EQ(ft_parse_uint("", 0, 100, &v), -1);
+	EQ(ft_parse_uint(NULL, 0, 100, &v), -1);
+	EQ(v, UINT64_MAX);			/* untouched by the failures */
+	EQ(ft_parse_size(" -1M", &v), -1);	/* strtoull would negate it */
+	EQ(ft_parse_size("010M", &v), -1);
+	EQ(ft_parse_size("17179869184G", &v), -1);
+
+	EQ(ft_parse_double("1.5", 0, 10, &d), 0);
+	CHECK(d == 1.5, "1.5 parsed as %g", d);
+	EQ(ft_parse_double("2e1", 0, 100, &d), 0);
+	CHECK(d == 20, "2e1 parsed as %g", d);
+	EQ(ft_parse_double("-0.5", -1, 0, &d), 0);
+	EQ(ft_parse_double(".5", 0, 1, &d), 0);
+	d = 7;
+	EQ(ft_parse_double("nan", 0, 100, &d), -1);
+	EQ(ft_parse_double("NaN", -1e300, 1e300, &d), -1);
+	EQ(ft_parse_double("inf", 0, 1e300, &d), -1);
+	EQ(ft_parse_double("1e999", 0, 1e300, &d), -1);
+	EQ(errno, ERANGE);
+	EQ(ft_parse_double("0x1p3", 0, 100, &d), -1);
+	EQ(ft_parse_double(" 1", 0, 100, &d), -1);
+	EQ(ft_parse_double("1s", 0, 100, &d), -1);
+	EQ(ft_parse_double("1e", 0, 100, &d), -1);
+	EQ(ft_parse_double("0", 0.001, 100, &d), -1);
+	EQ(ft_parse_double("", 0, 100, &d), -1);
+	CHECK(d == 7, "d untouched by the failures");
+
+	fprintf(stderr, "(the next errors are expected)\n");
+	EQ(parse(&o, "--top 010"), -1);
+	EQ(parse(&o, "--top 10x"), -1);
+	EQ(parse(&o, "-m 0x400"), -1);
+	EQ(parse(&o, "--json --csv"), -1);	/* conflicting formats */
+	EQ(parse(&o, "--csv --json"), -1);
+	EQ(parse(&o, "--json --json"), 0);
+	EQ(o.fmt, FT_FMT_JSON);
+	EQ(parse(&o, "--timeout nan"), -1);
+	EQ(parse(&o, "--timeout 2.5"), 0);
+	CHECK(o.timeout == 2.5, "--timeout 2.5");
+}
+
+/*
+ * Run the built faulttune (cwd: tools/faulttune) with stdout on out_fd
+ * (-1: /dev/null) and stderr in errbuf, SIGPIPE / SIGCHLD as given, an
+ * alarm as a hang guard.  Returns the wait status; *pid_out for kill_child.
+ */
+static rlim_t run_as_limit;	/* RLIMIT_AS for run_ft(), 0: none */
+
+static int run_ft(char *const argv[], int out_fd, int ign_pipe, int ign_chld,
+		  char *errbuf, size_t errlen, void (*during)(pid_t))
+{
+	int ep[2], st = 0;
+	ssize_t n, tot = 0;
+	pid_t pid;
+
+	if (pipe(ep))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(out_fd >= 0 ? out_fd : null, 1);
+		dup2(ep[1], 2);
+		close(ep[0]);
+		signal(SIGPIPE, ign_pipe ? SIG_IGN : SIG_DFL);
+		signal(SIGCHLD, ign_chld ? SIG_IGN : SIG_DFL);
+		alarm(30);		/* a hang is a failure, not a stuck test */
+		if (run_as_limit) {
+			struct rlimit rl = { run_as_limit, run_as_limit };
+
+			setrlimit(RLIMIT_AS, &rl);
+		}
+		execv("./faulttune", argv);
+		_exit(127);
+	}
+	close(ep[1]);
+	if (during)
+		during(pid);
+	while ((n = read(ep[0], errbuf + tot, errlen - 1 - tot)) > 0)
+		tot += n;
+	errbuf[tot] = '\0';
+	close(ep[0]);
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* faulttune's pid -> the reader child's pid, from /proc */
+static pid_t reader_of(pid_t pid)
+{
+	char path[64], buf[64];
+	FILE *f;
+	int i;
+	long c = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	for (i = 0; i < 200 && !c; i++) {
+		usleep(10000);
+		f = fopen(path, "r");
+		if (f) {
+			if (fgets(buf, sizeof(buf), f))
+				c = atol(buf);
+			fclose(f);
+		}
+	}
+	return c;
+}
+
+static void segv_reader(pid_t pid)
+{
+	pid_t c = reader_of(pid);
+
+	usleep(100000);
+	if (c > 0)
+		kill(c, SIGSEGV);
+}
+
+/* exit statuses and messages of report as a user meets them */
+static void test_report_cli(void)
+{
+	char path[] = "/tmp/faulttune-cli-XXXXXX", fifo[64], err[4096];
+	struct synth_expect x;
+	int fd = mkstemp(path), p[2], st;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	EQ(synth_write(path, 4, 200, 8, &x), 0);
+	{
+		char *argv[] = { "faulttune", "report", path, NULL };
+
+		/* a closed pipe: killed by SIGPIPE like trace-cmd, quietly */
+		if (pipe(p) == 0) {
+			close(p[0]);
+			st = run_ft(argv, p[1], 0, 0, err, sizeof(err), NULL);
+			close(p[1]);
+			CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE,
+			      "closed pipe: status %#x, want SIGPIPE", st);
+			CHECK(!err[0], "closed pipe: quiet, got '%s'", err);
+		}
+		/* the same with SIGPIPE ignored by the caller: EPIPE */
+		if (pipe(p) == 0) {
+			close(p[0]);
+			st = run_ft(argv, p[1], 1, 0, err, sizeof(err), NULL);
+			close(p[1]);
+			CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE,
+			      "EPIPE: status %#x, want SIGPIPE", st);
+			CHECK(!err[0], "EPIPE: quiet, got '%s'", err);
+		}
+		/* a full device: exit 1 and say so */
+		fd = open("/dev/full", O_WRONLY);
+		if (fd >= 0) {
+			st = run_ft(argv, fd, 0, 0, err, sizeof(err), NULL);
+			close(fd);
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+			      "/dev/full: status %#x, want exit 1", st);
+			CHECK(strstr(err, "writing standard output: No space left"),
+			      "/dev/full: message '%s'", err);
+		}
+		/* a caller that ignores SIGCHLD: no endless waitpid loop */
+		st = run_ft(argv, -1, 0, 1, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "SIGCHLD ignored: status %#x, want exit 0 (%s)", st, err);
+	}
+	/* a reader that never finishes (a FIFO nobody writes): time limit */
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	if (mkfifo(fifo, 0600) == 0) {
+		char *argv[] = { "faulttune", "report", "--timeout", "0.5", fifo, NULL };
+		char *argv2[] = { "faulttune", "report", fifo, NULL };
+
+		st = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+		      "stuck reader: status %#x, want exit 1", st);
+		CHECK(lines(err) == 1 && strstr(err, fifo) &&
+		      strstr(err, "did not finish within"),
+		      "stuck reader: one line naming the file, got '%s'", err);
+		/* a crash in our own code is blamed on faulttune, not the file */
+		st = run_ft(argv2, -1, 0, 0, err, sizeof(err), segv_reader);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+		      "crashed reader: status %#x, want exit 1", st);
+		CHECK(strstr(err, "faulttune bug") && !strstr(err, "corrupt"),
+		      "crashed reader: blame, got '%s'", err);
+		unlink(fifo);
+	}
+	{
+		char *argv[] = { "faulttune", "record", "-d", "nan", NULL };
+		char *argv2[] = { "faulttune", "report", "--json", "--csv", path, NULL };
+
+		st = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
+		      strstr(err, "--duration") && strstr(err, "'nan'"),
+		      "record -d nan: status %#x, '%s'", st, err);
+		st = run_ft(argv2, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
+		      strstr(err, "exclude each other"),
+		      "--json --csv: status %#x, '%s'", st, err);
+	}
+	{
+		/* the output is named, not the OUT.cpuN capture file */
+		char *argv[] = { "faulttune", "record", "-o",
+				 "/nonexistent/x.dat", "--", "true", NULL };
+
+		st = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines(err) == 1 &&
+		      strstr(err, "cannot write /nonexistent/x.dat: directory "
+			     "/nonexistent: No such file") && !strstr(err, ".cpu"),
+		      "record -o /nonexistent/x.dat: status %#x, '%s'", st, err);
+	}
+	unlink(path);
 }
 
 static int bparse(struct ft_bench_opts *o, const char *line)
@@ -672,6 +1018,350 @@ static void test_fuzz_reader(void)
 	free(buf);
 }
 
+static unsigned char *slurp(const char *path, long *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*len = ftell(f);
+	rewind(f);
+	buf = malloc(*len);
+	if (buf && fread(buf, 1, *len, f) != (size_t)*len) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void spit(const char *path, const unsigned char *buf, long len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (f) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
+	}
+}
+
+/* the first data page of CPU 0 of a v6 file, and its events' offsets */
+static unsigned char *first_page(unsigned char *buf, long len, uint32_t *ev,
+				 int *nev)
+{
+	unsigned char *fly = memmem(buf, len, "flyrecord", 10), *pg;
+	uint64_t off, commit;
+	uint32_t c = 0, hdr;
+
+	*nev = 0;
+	if (!fly)
+		return NULL;
+	memcpy(&off, fly + 10, 8);
+	pg = buf + off;
+	memcpy(&commit, pg + 8, 8);
+	while (c < commit && *nev < 256) {
+		memcpy(&hdr, pg + 16 + c, 4);
+		ev[(*nev)++] = c;
+		c += 4 + (hdr & 31) * 4;	/* synth writes type_len 1-28 only */
+	}
+	return pg;
+}
+
+static uint64_t skipped(struct ft_analysis *a, int what)
+{
+	struct ft_cpu_skips k;
+
+	ft_analysis_skipped(a, &k);
+	return what == 0 ? k.bad_pages : what == 1 ? k.bad_headers :
+	       what == 2 ? k.skipped_bytes : k.short_records;
+}
+
+/* read path twice, in place and through libtracecmd; 0 when they agree */
+static int both_readers(const char *path, struct ft_analysis *a,
+			struct ft_analysis *b)
+{
+	size_t k, diff = 0;
+
+	ft_analysis_init(a);
+	ft_analysis_init(b);
+	if (ft_read_tracedat(path, a))
+		return -1;
+	setenv("FAULTTUNE_LIBTRACECMD", "1", 1);
+	if (ft_read_tracedat(path, b))
+		diff++;
+	unsetenv("FAULTTUNE_LIBTRACECMD");
+	diff += a->nholds != b->nholds || a->first_ts != b->first_ts ||
+		a->last_ts != b->last_ts || a->hall.acq != b->hall.acq ||
+		a->hall.wait_total != b->hall.wait_total;
+	for (k = 0; k < a->nholds && k < b->nholds; k++)
+		diff += a->holds[k].req_ts != b->holds[k].req_ts ||
+			a->holds[k].acq_ts != b->holds[k].acq_ts ||
+			a->holds[k].rel_ts != b->holds[k].rel_ts;
+	return diff ? 1 : 0;
+}
+
+/*
+ * Damaged and unusual pages: the in-place reader decodes what kbuffer
+ * (and so libtracecmd) decodes, and counts what it cannot use.
+ */
+static void test_page_damage(void)
+{
+	char path[] = "/tmp/faulttune-page-XXXXXX", mut[64], err[4096];
+	struct synth_expect x;
+	struct ft_analysis a, b;
+	unsigned char *buf, *pg;
+	uint32_t ev[256], hdr, tl, w;
+	uint64_t commit;
+	long len;
+	int fd = mkstemp(path), n, i, st;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(mut, sizeof(mut), "%s.mut", path);
+	EQ(synth_write(path, 4, 50, 8, &x), 0);
+	buf = slurp(path, &len);
+	pg = buf ? first_page(buf, len, ev, &n) : NULL;
+	CHECK(pg && n > 8, "found the first page's events");
+	if (!pg || n <= 8)
+		goto out;
+
+	/* a discarded event (padding with a time delta): the delta counts */
+	for (i = 2; i < n - 1; i++) {
+		memcpy(&hdr, pg + 16 + ev[i], 4);
+		if (hdr >> 5)
+			break;
+	}
+	CHECK(i < n - 1, "an event with a time delta");
+	{
+		unsigned char *m = malloc(len);
+
+		memcpy(m, buf, len);
+		tl = hdr & 31;
+		hdr = (hdr & ~31u) | 29;
+		w = tl * 4;
+		memcpy(m + (pg - buf) + 16 + ev[i], &hdr, 4);
+		memcpy(m + (pg - buf) + 16 + ev[i] + 4, &w, 4);
+		spit(mut, m, len);
+		free(m);
+		EQ(both_readers(mut, &a, &b), 0);
+		EQ(a.nev[FT_LK_HUGETLB] + a.nev[FT_LK_MEMTYPE], x.events - 1);
+		EQ(skipped(&a, 1), 0);
+		ft_analysis_free(&a);
+		ft_analysis_free(&b);
+	}
+
+	/* a padding whose length wraps: the rest of the page is counted */
+	{
+		unsigned char *m = malloc(len);
+
+		memcpy(m, buf, len);
+		memcpy(&hdr, pg + 16 + ev[3], 4);
+		hdr = (hdr & ~31u) | 29;
+		w = 0xfffffff0;
+		memcpy(m + (pg - buf) + 16 + ev[3], &hdr, 4);
+		memcpy(m + (pg - buf) + 16 + ev[3] + 4, &w, 4);
+		memcpy(&commit, pg + 8, 8);
+		spit(mut, m, len);
+		free(m);
+		ft_analysis_init(&a);
+		EQ(ft_read_tracedat(mut, &a), 0);
+		EQ(skipped(&a, 1), 1);
+		EQ(skipped(&a, 2), commit - ev[3]);
+		EQ(a.nev[FT_LK_HUGETLB] + a.nev[FT_LK_MEMTYPE],
+		   x.events - (n - 3));
+		ft_analysis_free(&a);
+		{
+			char *argv[] = { "faulttune", "report", mut, NULL };
+			char *argv2[] = { "faulttune", "report", "--force", "--json", mut, NULL };
+			char *argv3[] = { "faulttune", "report", "--timeout", "3", mut, NULL };
+			int p[2];
+
+			st = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines(err) == 1 &&
+			      strstr(err, mut) && strstr(err, "bad event headers 1"),
+			      "bad header: status %#x, '%s'", st, err);
+			if (pipe(p) == 0) {
+				char out[65536] = "";
+				ssize_t r, tot = 0;
+
+				st = run_ft(argv2, p[1], 0, 0, err, sizeof(err), NULL);
+				close(p[1]);
+				while ((r = read(p[0], out + tot, sizeof(out) - 1 - tot)) > 0)
+					tot += r;
+				out[tot] = 0;
+				close(p[0]);
+				CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+				      strstr(out, "\"skipped\":{\"bad_pages\":0,\"bad_headers\":1,"),
+				      "--force: status %#x, skipped in the JSON", st);
+				CHECK(strstr(out, "\"cpus\":[{\"cpu\":0,"), "--force: per CPU");
+			}
+			/* libtracecmd loops on it: the time limit names the file */
+			setenv("FAULTTUNE_LIBTRACECMD", "1", 1);
+			st = run_ft(argv3, -1, 0, 0, err, sizeof(err), NULL);
+			unsetenv("FAULTTUNE_LIBTRACECMD");
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && lines(err) == 1 &&
+			      strstr(err, mut),
+			      "library path on a wrapping padding: status %#x, '%s'", st, err);
+		}
+	}
+
+	/* a record too short for the common fields: counted, not read */
+	{
+		unsigned char *m = malloc(len);
+		uint32_t last = ev[n - 1];
+
+		memcpy(m, buf, len);
+		memcpy(&hdr, pg + 16 + last, 4);
+		tl = hdr & 31;
+		memcpy(&commit, pg + 8, 8);
+		commit -= (tl - 1) * 4;
+		hdr = (hdr & ~31u) | 1;
+		memcpy(m + (pg - buf) + 16 + last, &hdr, 4);
+		memcpy(m + (pg - buf) + 8, &commit, 8);
+		spit(mut, m, len);
+		free(m);
+		EQ(both_readers(mut, &a, &b), 0);
+		EQ(skipped(&a, 3), 1);
+		EQ(skipped(&b, 3), 1);
+		EQ(skipped(&a, 1), 0);
+		ft_analysis_free(&a);
+		ft_analysis_free(&b);
+	}
+
+	/* a commit beyond the page: the page is counted, not decoded */
+	{
+		unsigned char *m = malloc(len);
+
+		memcpy(m, buf, len);
+		commit = 4096 - 8;
+		memcpy(m + (pg - buf) + 8, &commit, 8);
+		spit(mut, m, len);
+		free(m);
+		ft_analysis_init(&a);
+		/* validate() refuses such a file before any decoding */
+		EQ(ft_read_tracedat(mut, &a), -1);
+		ft_analysis_free(&a);
+	}
+out:
+	free(buf);
+	unlink(mut);
+	unlink(path);
+}
+
+/*
+ * Out of memory is an error, never a smaller answer: under every address
+ * space limit report either prints every event or fails saying so.
+ */
+static void test_nomem(void)
+{
+	char path[] = "/tmp/faulttune-nomem-XXXXXX", err[4096], want[64];
+	struct synth_expect x;
+	int fd = mkstemp(path), st, oom = 0, full = 0, wrong = 0, mb, p[2];
+
+	if (fd < 0)
+		return;
+	close(fd);
+	EQ(synth_write(path, 64, 600, 64, &x), 0);
+	snprintf(want, sizeof(want), "\"memtype\":%llu,", x.memtype);
+	for (mb = 8; mb <= 40; mb += 2) {
+		char *argv[] = { "faulttune", "report", "--json", path, NULL };
+		char out[8192] = "";
+		ssize_t r, tot = 0;
+
+		if (pipe(p))
+			break;
+		run_as_limit = (rlim_t)mb << 20;
+		st = run_ft(argv, p[1], 0, 0, err, sizeof(err), NULL);
+		run_as_limit = 0;
+		close(p[1]);
+		while ((r = read(p[0], out + tot, sizeof(out) - 1 - tot)) > 0)
+			tot += r;
+		out[tot] = 0;
+		close(p[0]);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			full++;
+			if (!strstr(out, want)) {
+				wrong++;
+				printf("# %d MB: exit 0 without all events: %.200s\n",
+				       mb, out);
+			}
+		} else if (WIFEXITED(st) && WEXITSTATUS(st) == 1 &&
+			   lines(err) == 1 && (strstr(err, "out of memory") ||
+			   strstr(err, "Cannot allocate memory"))) {
+			oom++;
+		} else {
+			wrong++;
+			printf("# %d MB: status %#x: %s\n", mb, st, err);
+		}
+	}
+	printf("# address space limits: %d out-of-memory errors, %d complete "
+	       "reports\n", oom, full);
+	EQ(wrong, 0);
+	CHECK(oom > 0 && full > 0, "the limits cover both outcomes");
+	unlink(path);
+}
+
+/* --plot: gnuplot from an argument vector, its failures are errors */
+static void test_plot(void)
+{
+	char path[] = "/tmp/faulttune-plot-XXXXXX", dir[] = "/tmp/faulttune-pd-XXXXXX";
+	char evil[256], pwned[128], err[4096];
+	struct synth_expect x;
+	struct stat st;
+	int fd = mkstemp(path), rc;
+	int have = !system("command -v gnuplot >/dev/null 2>&1");
+
+	if (fd < 0 || !mkdtemp(dir))
+		return;
+	close(fd);
+	EQ(synth_write(path, 3, 20, 8, &x), 0);
+	/* the shell would run "touch faulttune-pwned" in our cwd */
+	snprintf(pwned, sizeof(pwned), "faulttune-pwned");
+	snprintf(evil, sizeof(evil), "%s/$(touch %s)'\";.svg", dir, pwned);
+	{
+		char *argv[] = { "faulttune", "report", "--plot", evil, path, NULL };
+
+		rc = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(stat(pwned, &st) != 0, "the file name ran as a command");
+		if (have) {
+			CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "plot: %#x %s", rc, err);
+			CHECK(stat(evil, &st) == 0 && st.st_size > 0,
+			      "the chart is in the file of that very name");
+		} else {
+			CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 &&
+			      strstr(err, "gnuplot is not installed"), "no gnuplot: %s", err);
+		}
+		unlink(evil);
+	}
+	{
+		char *argv[] = { "faulttune", "report", "--plot", "/nonexistent/a.svg",
+				 path, NULL };
+
+		rc = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 &&
+		      strstr(err, "faulttune: --plot /nonexistent/a.svg: gnuplot"),
+		      "gnuplot failure is an error: %#x '%s'", rc, err);
+	}
+	{
+		char *argv[] = { "faulttune", "report", "--plot", evil, path, NULL };
+		char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+		setenv("PATH", "/nonexistent", 1);
+		rc = run_ft(argv, -1, 0, 0, err, sizeof(err), NULL);
+		if (old)
+			setenv("PATH", old, 1);
+		free(old);
+		CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1 && lines(err) == 1 &&
+		      strstr(err, "gnuplot is not installed"),
+		      "no gnuplot in PATH: %#x '%s'", rc, err);
+	}
+	rmdir(dir);
+	unlink(path);
+}
+
 /* tracefs found in a mounts table wherever it is, debugfs alone is not it */
 static void test_tracefs_mounted(void)
 {
@@ -712,6 +1402,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	test_percentiles();
 	test_percentiles_big();
+	test_hist();
 	test_resize_cost();
 	test_pairing();
 	test_classification();
@@ -721,9 +1412,14 @@ int main(void)
 	test_memtype();
 	test_jhash();
 	test_args();
+	test_numbers();
+	test_report_cli();
 	test_bench_args();
 	test_bad_files();
 	test_synth_file();
+	test_page_damage();
+	test_plot();
+	test_nomem();
 	test_fuzz_reader();
 	test_tracefs_mounted();
 	printf("%d passed, %d failed\n", passed, failed);

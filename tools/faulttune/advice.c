@@ -58,10 +58,10 @@ int ft_advise(const struct ft_model *m, const struct ft_advice_opts *o,
 			adv->rows = r;
 		}
 		r = &adv->rows[adv->n];
-		if (ft_model_predict(m, &mo, size, r))
+		if (ft_model_predict_se(m, &mo, size, r))
 			return -1;
 		adv->n++;
-		if (!met_at && r->coll_pct <= o->target_pct)
+		if (!met_at && r->coll_pct - r->coll_pct_se <= o->target_pct)
 			met_at = size;
 	}
 	ft_model_pick(adv->rows, adv->n, o->current, o->target_pct, &adv->pick);
@@ -99,7 +99,7 @@ static void mem_str(const struct ft_advice *adv, long long n, int sign,
 void ft_advice_line(FILE *f, const struct ft_advice *adv)
 {
 	const struct ft_model_row *rec, *cur;
-	char mem[48];
+	char mem[48], how[96];
 
 	if (adv->pick.idx < 0 || !adv->nholds) {
 		fprintf(f, "recommendation: none: no completed hugetlb fault mutex "
@@ -108,16 +108,23 @@ void ft_advice_line(FILE *f, const struct ft_advice *adv)
 	}
 	rec = &adv->rows[adv->pick.idx];
 	cur = adv->current ? ft_advice_row(adv, adv->current) : NULL;
+	if (rec->coll_pct <= adv->target_pct)
+		snprintf(how, sizeof(how), "within the %g%% target",
+			 adv->target_pct);
+	else if (adv->pick.met)
+		snprintf(how, sizeof(how), "within one standard error (%.2f%%) of "
+			 "the %g%% target", rec->coll_pct_se, adv->target_pct);
+	else
+		snprintf(how, sizeof(how), "the closest to the %g%% target",
+			 adv->target_pct);
 	if (adv->pick.keep) {
 		fprintf(f, "recommendation: keep %u: predicted collision wait "
-			"%.2f%% of fault time, within the %g%% target\n",
-			rec->size, rec->coll_pct, adv->target_pct);
+			"%.2f%% of fault time, %s\n", rec->size, rec->coll_pct, how);
 	} else {
 		mem_str(adv, (long long)rec->size - adv->current, 1, mem,
 			sizeof(mem));
 		fprintf(f, "recommendation: %u: predicted collision wait %.2f%% of "
-			"fault time, %s the %g%% target", rec->size, rec->coll_pct,
-			adv->pick.met ? "within" : "the closest to", adv->target_pct);
+			"fault time, %s", rec->size, rec->coll_pct, how);
 		if (cur)
 			fprintf(f, " (the current %u: %.2f%%; memory %s)",
 				cur->size, cur->coll_pct, mem);
@@ -142,20 +149,27 @@ void ft_advice_table(FILE *f, const struct ft_advice *adv)
 		adv->threads ? "simulated threads" : "streams",
 		adv->n ? adv->rows[0].draws : 0);
 	fprintf(f, "%8s %12s %10s %8s %10s %11s\n", "size", "memory", "coll_wait",
-		"+-sd", "sharing", "collisions");
+		"+-se", "sharing", "collisions");
 	for (i = 0; i < adv->n; i++) {
 		const struct ft_model_row *r = &adv->rows[i];
+		char se[16];
 
 		mem_str(adv, r->size, 0, mem, sizeof(mem));
-		fprintf(f, "%8u %12s %9.2f%% %7.2f%% %9.2f%% %11.1f%s%s\n",
-			r->size, mem, r->coll_pct, r->coll_pct_sd, r->share_pct,
+		if (adv->nruns > 1)
+			snprintf(se, sizeof(se), "%.2f%%", r->coll_pct_se);
+		else
+			snprintf(se, sizeof(se), "-");
+		fprintf(f, "%8u %12s %9.2f%% %8s %9.2f%% %11.1f%s%s\n",
+			r->size, mem, r->coll_pct, se, r->share_pct,
 			r->collisions,
 			r->size == adv->current ? "  <- current" : "",
 			i == adv->pick.idx && !adv->pick.keep ?
 			"  <- recommended" : "");
 	}
 	fprintf(f, "coll_wait, sharing: predicted wait as a share of fault time "
-		"(request to release)\nmemory: %s\n", adv->mutex_how);
+		"(request to release); +-se: standard error over the %s\n"
+		"memory: %s\n", adv->nruns > 1 ? "runs" : "runs (one run: none)",
+		adv->mutex_how);
 }
 
 void ft_advice_json(FILE *f, const struct ft_advice *adv)
@@ -186,9 +200,11 @@ void ft_advice_json(FILE *f, const struct ft_advice *adv)
 			fputs("null", f);
 		fprintf(f, ",\"predicted_collision_pct\":%.4f,\"predicted_sd_pct\":"
 			"%.4f,\"predicted_sharing_pct\":%.4f,"
+			"\"predicted_se_pct\":%.4f,"
 			"\"predicted_collisions\":%.3f,\"predicted_fault_ns\":%.0f,"
 			"\"predicted_span_ns\":%.0f}", r->coll_pct, r->coll_pct_sd,
-			r->share_pct, r->collisions, r->fault_ns, r->span_ns);
+			r->share_pct, r->coll_pct_se, r->collisions, r->fault_ns,
+			r->span_ns);
 	}
 	fputc(']', f);
 	if (adv->pick.idx >= 0 && adv->nholds)

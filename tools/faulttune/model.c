@@ -481,7 +481,7 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 	memset(row, 0, sizeof(*row));
 	row->size = size;
 	if (!size || !ft_is_pow2(size) || size > FT_MODEL_MAX_SIZE ||
-	    o->threads < 0)
+	    o->threads < 0 || o->only_run < 0 || o->only_run > m->nruns)
 		return -1;
 	draws = o->draws > 0 ? o->draws : auto_draws(m, o->threads);
 	row->draws = draws;
@@ -504,7 +504,9 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 		uint64_t draw = mix64(o->seed + (uint64_t)d * 0x9e3779b97f4a7c15ULL);
 
 		for (i = 0; i < m->nruns; i++)
-			simulate(&m->runs[i], o->threads, size, draw, &sm, &so);
+			if (!o->only_run || o->only_run == i + 1)
+				simulate(&m->runs[i], o->threads, size, draw, &sm,
+					 &so);
 		row->collisions += so.coll;
 		row->coll_wait_ns += so.coll_wait;
 		row->share_wait_ns += so.share_wait;
@@ -542,7 +544,41 @@ out:
 	return ret;
 }
 
+/*
+ * The prediction's standard error over the runs: each run predicted on
+ * its own; their spread is how much the overlap structure, and so the
+ * answer, moves from one run of the workload to the next.
+ */
+int ft_model_predict_se(const struct ft_model *m, const struct ft_model_opts *o,
+			uint32_t size, struct ft_model_row *row)
+{
+	struct ft_model_opts one = *o;
+	struct ft_model_row r;
+	double s = 0, s2 = 0, var;
+	int i, n = m->nruns;
+
+	if (ft_model_predict(m, o, size, row))
+		return -1;
+	if (n < 2)
+		return 0;
+	for (i = 0; i < n; i++) {
+		one.only_run = i + 1;
+		if (ft_model_predict(m, &one, size, &r))
+			return -1;
+		s += r.coll_pct;
+		s2 += r.coll_pct * r.coll_pct;
+	}
+	var = (s2 - s * s / n) / (n - 1);
+	row->coll_pct_se = var > 0 ? sqrt(var / n) : 0;
+	return 0;
+}
+
 /* ---- the rule ---- */
+
+static int meets(const struct ft_model_row *r, double target_pct)
+{
+	return r->coll_pct - r->coll_pct_se <= target_pct;
+}
 
 void ft_model_pick(const struct ft_model_row *rows, int n, uint32_t current,
 		   double target_pct, struct ft_pick *p)
@@ -555,14 +591,14 @@ void ft_model_pick(const struct ft_model_row *rows, int n, uint32_t current,
 	if (n <= 0)
 		return;
 	for (i = 0; i < n; i++)
-		if (rows[i].size == current && rows[i].coll_pct <= target_pct) {
+		if (rows[i].size == current && meets(&rows[i], target_pct)) {
 			p->idx = i;
 			p->keep = 1;
 			p->met = 1;
 			return;
 		}
 	for (i = 0; i < n; i++)
-		if (rows[i].coll_pct <= target_pct) {
+		if (meets(&rows[i], target_pct)) {
 			p->idx = i;
 			p->met = 1;
 			return;

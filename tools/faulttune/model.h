@@ -31,6 +31,7 @@ struct ft_model_opts {
 	int threads;		/* 0: the recorded streams; T: T streams */
 	int draws;		/* hash draws; 0: chosen from the input size */
 	uint64_t seed;		/* of the draws; FT_MODEL_SEED */
+	int only_run;		/* 0: all runs; k: the k-th run alone */
 };
 
 struct ft_model_row {
@@ -44,15 +45,22 @@ struct ft_model_row {
 	double coll_pct;	/* coll_wait_ns / fault_ns, percent */
 	double share_pct;
 	double coll_pct_sd;	/* standard deviation over the hash draws */
+	double coll_pct_se;	/* standard error over the runs (0: one run) */
 };
 
 int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 		     uint32_t size, struct ft_model_row *row);
+/* the same, and coll_pct_se from each run predicted on its own */
+int ft_model_predict_se(const struct ft_model *m, const struct ft_model_opts *o,
+			uint32_t size, struct ft_model_row *row);
 
 /*
  * The rule: keep the current size when its predicted collision share is
  * within target_pct; otherwise the smallest size (least memory) that is.
- * rows are in ascending size order; current need not be among them.
+ * "Within" allows one standard error over the recorded runs
+ * (coll_pct - coll_pct_se <= target): a table is not doubled for a
+ * difference the recordings cannot resolve.  rows are in ascending size
+ * order; current need not be among them.
  */
 struct ft_pick {
 	int idx;		/* recommended row; -1 when n == 0 */

@@ -166,7 +166,7 @@ static void tune_usage(FILE *f)
 "  -r, --reps N        measured runs per size (default 5)\n"
 "  -W, --warmup N      warm-up runs, discarded (default 1)\n"
 "  -P, --probes N      traced runs at the current size that the model\n"
-"                      learns from (default 2; they count as measured runs)\n"
+"                      learns from (default 3; they count as measured runs)\n"
 "  -t, --threads N     built-in workload: its threads (default: online CPUs);\n"
 "                      COMMAND, --from: predict for N faulting threads\n"
 "  -s, --size SIZE     mapping size of the built-in workload (default 64M)\n"
@@ -223,7 +223,7 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 	c->knob = KNOB;
 	c->reps = 5;
 	c->warmup = 1;
-	c->probes = 2;
+	c->probes = 3;
 	c->target = FT_TARGET_PCT;
 	c->seed = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16);
 	c->threads = ncpu > 0 ? (int)ncpu : 1;

@@ -223,11 +223,40 @@ static void test_runs_apart(void)
 	NEAR(r.coll_wait_ns, 0, 1e-9);
 	NEAR(r.fault_ns, 20, 1e-9);
 	NEAR(r.span_ns, 20, 1e-9);	/* two runs of 10 ns each */
+	o.only_run = 2;
+	CHECK(!ft_model_predict(m, &o, 1, &r), "predict run 2");
+	NEAR(r.fault_ns, 10, 1e-9);
+	o.only_run = 3;
+	CHECK(ft_model_predict(m, &o, 1, &r) < 0, "run 3 of 2 refused");
 	/* not a power of two, or too big: refused */
 	CHECK(ft_model_predict(m, &o, 3, &r) < 0, "size 3 refused");
 	CHECK(ft_model_predict(m, &o, FT_MODEL_MAX_SIZE * 2, &r) < 0,
 	      "size above the model's maximum refused");
 	ft_model_free(m);
+}
+
+/*
+ * The standard error over runs: on one mutex, run A (two tasks, 10 ns
+ * holds asked at 0 and 5) has a wait of 5 in 25 (20%), run B (asked at 0
+ * and 8) 2 in 22 (9.0909%).  Their mean 14.5455%, sd |a - b| / sqrt(2),
+ * se = sd / sqrt(2) = |a - b| / 2 = 5.4545%.  Pooled: 7 in 47.
+ */
+static void test_se(void)
+{
+	struct ft_hold a[] = { H(1, 1, 0, 0, 10), H(2, 2, 5, 5, 15) };
+	struct ft_hold b[] = { H(1, 1, 0, 0, 10), H(2, 2, 8, 8, 18) };
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_row r;
+
+	CHECK(!ft_model_add_run(m, a, 2) && !ft_model_add_run(m, b, 2), "runs");
+	CHECK(!ft_model_predict_se(m, &o, 1, &r), "predict");
+	NEAR(r.coll_pct, 100.0 * 7 / 47, 1e-9);
+	NEAR(r.coll_pct_se, (100.0 * 5 / 25 - 100.0 * 2 / 22) / 2, 1e-9);
+	ft_model_free(m);
+	/* one run: no standard error */
+	predict(a, 2, 0, 4, 1, &r);
+	NEAR(r.coll_pct_se, 0, 0);
 }
 
 /* the same input twice: the same numbers, bit for bit */
@@ -289,6 +318,18 @@ static void test_pick(void)
 	EQ(p.keep, 0);
 	ft_model_pick(rows, 0, 32, 1.0, &p);
 	EQ(p.idx, -1);
+	/*
+	 * One standard error allowed: 32 at 1.2% +- 0.3% meets 1% (0.9); at
+	 * +- 0.1% it does not (1.1), and 64 is the pick.
+	 */
+	rows[5].coll_pct_se = 0.3;
+	ft_model_pick(rows, 7, 32, 1.0, &p);
+	EQ(p.idx, 5);
+	EQ(p.keep, 1);
+	rows[5].coll_pct_se = 0.1;
+	ft_model_pick(rows, 7, 32, 1.0, &p);
+	EQ(p.idx, 6);
+	EQ(p.keep, 0);
 }
 
 /*
@@ -370,6 +411,7 @@ int main(void)
 	test_threads();
 	test_lanes();
 	test_runs_apart();
+	test_se();
 	test_deterministic();
 	test_pick();
 	test_ci();

@@ -237,7 +237,7 @@ def tune_markdown(w, head, t):
     rows = t["rounds"]
     w("## 6. tune: cost, pick and model")
     w("")
-    w("`faulttune tune` (the model decides from 2 probe runs at the boot size; "
+    w("`faulttune tune` (the model decides from 3 probe runs at the boot size; "
       "the current and the recommended size are measured, interleaved) vs "
       "`faulttune tune --full` (every size the model considered measured), "
       "same threads and repetitions, same boot, order alternating by round. "

@@ -72,7 +72,6 @@ struct tune_ctx {
 	char **cmd;		/* -- COMMAND [ARGS] */
 	const char *from[MAX_FROM];
 	int nfrom;
-	const char *btf;	/* --btf FILE: for tests */
 	const char *plot;	/* --plot FILE */
 	struct ft_bench_opts bench;
 	/* results */
@@ -211,7 +210,6 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		{ "current", required_argument, NULL, 'c' },
 		{ "from", no_argument, NULL, 1 },
 		{ "knob", required_argument, NULL, 2 },
-		{ "btf", required_argument, NULL, 3 },
 		{ "plot", required_argument, NULL, 4 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -326,9 +324,6 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		case 2:
 			c->knob = optarg;
 			break;
-		case 3:
-			c->btf = optarg;
-			break;
 		case 4:
 			c->plot = optarg;
 			break;
@@ -393,8 +388,7 @@ static int from_child(void *arg)
 {
 	struct tune_ctx *c = arg;
 	struct ft_advice_opts ao = { .target_pct = c->target,
-				     .max_size = c->max_size,
-				     .btf_path = c->btf };
+				     .max_size = c->max_size };
 	struct ft_analysis a;
 	double coll = 0, share = 0, fault = 0;
 	size_t k;
@@ -604,6 +598,18 @@ static int run_command(struct tune_ctx *c, struct ft_capture *cap,
 	return 0;
 }
 
+/* the run order, for the JSON (-S repeats it) */
+static int order_push(struct tune_ctx *c, uint32_t size)
+{
+	uint32_t *o = realloc(c->order, (c->norder + 1) * sizeof(*o));
+
+	if (!o)
+		return -1;
+	c->order = o;
+	c->order[c->norder++] = size;
+	return 0;
+}
+
 /*
  * One run at one size; measured runs are traced.  With model set, the
  * run's holds go to the model (the probes).
@@ -642,16 +648,8 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 	if (ret || ft_stop || !measured)
 		return ret;
 	sr = res_get(c, size);
-	if (!sr)
+	if (!sr || order_push(c, size))
 		return -1;
-	{
-		uint32_t *o = realloc(c->order, (c->norder + 1) * sizeof(*o));
-
-		if (!o)
-			return -1;
-		c->order = o;
-		c->order[c->norder++] = size;
-	}
 	if (sr->runs == sr->cap) {
 		int cap2 = sr->cap ? sr->cap * 2 : 8;
 		double *w = realloc(sr->wall, cap2 * sizeof(*w));
@@ -1060,7 +1058,6 @@ int cmd_tune(int argc, char **argv)
 		ao.target_pct = c.target;
 		ao.threads = model_threads(&c);
 		ao.max_size = c.max_size;
-		ao.btf_path = c.btf;
 		if (!ft_model_nholds(c.model)) {
 			ft_err("tune: no completed hugetlb fault mutex holds in %d "
 			       "probe run%s: %s does not fault hugetlb pages?",

@@ -38,6 +38,7 @@ int ft_advise(const struct ft_model *m, const struct ft_advice_opts *o,
 	adv->target_pct = o->target_pct;
 	adv->threads = o->threads;
 	adv->streams = ft_model_streams(m);
+	adv->concurrency = ft_model_concurrency(m);
 	adv->nholds = ft_model_nholds(m);
 	adv->nruns = ft_model_nruns(m);
 	adv->mutex_bytes = ft_mutex_bytes(o->btf_path, adv->mutex_how,
@@ -142,12 +143,18 @@ void ft_advice_table(FILE *f, const struct ft_advice *adv)
 	char mem[48];
 	int i;
 
-	fprintf(f, "model: %d run%s, %zu holds, %d %s; expected over %d draws "
-		"of a uniform hash, with queueing\n", adv->nruns,
-		adv->nruns == 1 ? "" : "s", adv->nholds,
-		adv->threads ? adv->threads : adv->streams,
-		adv->threads ? "simulated threads" : "streams",
-		adv->n ? adv->rows[0].draws : 0);
+	fprintf(f, "model: %d run%s, %zu holds, %d streams, %d faulting at "
+		"once; expected over %d draws of a uniform hash, with queueing\n",
+		adv->nruns, adv->nruns == 1 ? "" : "s", adv->nholds,
+		adv->streams, adv->concurrency, adv->n ? adv->rows[0].draws : 0);
+	if (adv->threads && adv->concurrency > 0) {
+		int k = (adv->threads + adv->concurrency / 2) / adv->concurrency;
+
+		k = k < 1 ? 1 : k;
+		fprintf(f, "for %d threads: %d simulated threads, %d cop%s of "
+			"the recording, each on keys of its own\n", adv->threads,
+			k * adv->concurrency, k, k == 1 ? "y" : "ies");
+	}
 	fprintf(f, "%8s %12s %10s %8s %10s %11s\n", "size", "memory", "coll_wait",
 		"+-se", "sharing", "collisions");
 	for (i = 0; i < adv->n; i++) {
@@ -177,9 +184,9 @@ void ft_advice_json(FILE *f, const struct ft_advice *adv)
 	int i;
 
 	fprintf(f, "{\"current\":%u,\"target_pct\":%g,\"threads\":%d,"
-		"\"streams\":%d,\"runs\":%d,\"holds\":%zu,\"draws\":%d,"
-		"\"mutex_bytes\":", adv->current, adv->target_pct, adv->threads,
-		adv->streams, adv->nruns, adv->nholds,
+		"\"streams\":%d,\"concurrency\":%d,\"runs\":%d,\"holds\":%zu,"
+		"\"draws\":%d,\"mutex_bytes\":", adv->current, adv->target_pct,
+		adv->threads, adv->streams, adv->concurrency, adv->nruns, adv->nholds,
 		adv->n ? adv->rows[0].draws : 0);
 	if (adv->mutex_bytes > 0)
 		fprintf(f, "%d", adv->mutex_bytes);

@@ -50,6 +50,7 @@ struct run {
 	size_t n;
 	uint32_t *first;	/* stream s: h[first[s] .. first[s + 1]) */
 	int nstreams;
+	int inflight;		/* most holds in flight at once: concurrency */
 	uint32_t nkeys;
 };
 
@@ -92,6 +93,16 @@ int ft_model_nruns(const struct ft_model *m)
 int ft_model_streams(const struct ft_model *m)
 {
 	return m->max_streams;
+}
+
+int ft_model_concurrency(const struct ft_model *m)
+{
+	int i, c = 0;
+
+	for (i = 0; i < m->nruns; i++)
+		if (m->runs[i].inflight > c)
+			c = m->runs[i].inflight;
+	return c;
 }
 
 struct tagged {
@@ -238,6 +249,44 @@ out:
 	return ret;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * The run's concurrency: the most holds in flight (request to release)
+ * at once.  A task has one fault in flight at a time, so this is how
+ * many faulting threads really ran side by side, whatever the number of
+ * tasks (a main thread that truncates between repetitions is a task,
+ * not a faulting thread more).  Ends sort before starts at equal times.
+ */
+static int max_inflight(const struct ft_hold *h, size_t n)
+{
+	uint64_t *ev = malloc((2 * n + 1) * sizeof(*ev));
+	int cur = 0, best = n ? 1 : 0;
+	size_t i;
+
+	if (!ev)
+		return best;
+	for (i = 0; i < n; i++) {
+		uint64_t rel = h[i].rel_ts > h[i].req_ts ? h[i].rel_ts : h[i].req_ts;
+
+		ev[2 * i] = h[i].req_ts << 1 | 1;	/* start */
+		ev[2 * i + 1] = rel << 1;		/* end */
+	}
+	qsort(ev, 2 * n, sizeof(*ev), cmp_u64);
+	for (i = 0; i < 2 * n; i++) {
+		cur += (ev[i] & 1) ? 1 : -1;
+		if (cur > best)
+			best = cur;
+	}
+	free(ev);
+	return best;
+}
+
 int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 {
 	struct ft_map streams = { 0 };
@@ -287,6 +336,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	r.n = n;
 	r.nstreams = (int)nstreams;
 	r.nkeys = nkeys;
+	r.inflight = max_inflight(h, n);
 	runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs));
 	if (!runs)
 		goto out;
@@ -387,15 +437,29 @@ struct sim_out {
 };
 
 /*
- * One draw through one run: streams are the recorded tasks, or with
- * threads = T, T streams cycling over them, each copy (a pass over the
- * recorded tasks) with keys of its own: the same workload started again
- * on another file, as parallel_fault starts one thread per CPU.
+ * Copies of a run that --threads T asks for: T over the run's
+ * concurrency, rounded, at least one.
+ */
+static int copies(const struct run *r, int threads)
+{
+	int k;
+
+	if (!threads || r->inflight < 1)
+		return 1;
+	k = (threads + r->inflight / 2) / r->inflight;
+	return k < 1 ? 1 : k;
+}
+
+/*
+ * One draw through one run: the streams are the recorded lanes, or with
+ * threads = T, copies() copies of all of them, each copy with keys of
+ * its own: the same workload started again on another file, as
+ * parallel_fault starts one thread per CPU.
  */
 static void simulate(const struct run *r, int threads, uint32_t size,
 		     uint64_t draw, struct sim *sm, struct sim_out *out)
 {
-	int nstreams = threads ? threads : r->nstreams, j;
+	int nstreams = copies(r, threads) * r->nstreams, j;
 	uint32_t mask = size - 1;
 	uint64_t first = UINT64_MAX, last = 0;
 
@@ -462,8 +526,7 @@ static int auto_draws(const struct ft_model *m, int threads)
 	for (i = 0; i < m->nruns; i++) {
 		const struct run *r = &m->runs[i];
 
-		work += threads && r->nstreams ?
-			(double)r->n * threads / r->nstreams : (double)r->n;
+		work += (double)r->n * copies(r, threads);
 	}
 	if (work < 1)
 		return 1;
@@ -485,11 +548,12 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 		return -1;
 	draws = o->draws > 0 ? o->draws : auto_draws(m, o->threads);
 	row->draws = draws;
-	for (i = 0; i < m->nruns; i++)
-		if (m->runs[i].nstreams > maxs)
-			maxs = m->runs[i].nstreams;
-	if (o->threads > maxs)
-		maxs = o->threads;
+	for (i = 0; i < m->nruns; i++) {
+		int ns = copies(&m->runs[i], o->threads) * m->runs[i].nstreams;
+
+		if (ns > maxs)
+			maxs = ns;
+	}
 	sm.free_at = malloc((size_t)size * sizeof(*sm.free_at));
 	sm.last_key = malloc((size_t)size * sizeof(*sm.last_key));
 	sm.pos = malloc((maxs + 1) * sizeof(*sm.pos));

@@ -24,11 +24,14 @@ void ft_model_free(struct ft_model *m);
 int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n);
 size_t ft_model_nholds(const struct ft_model *m);
 int ft_model_nruns(const struct ft_model *m);
-/* most fault streams (tasks) seen in one run */
+/* most fault streams (tasks packed into lanes) seen in one run */
 int ft_model_streams(const struct ft_model *m);
+/* most holds in flight at once in one run: the faulting threads */
+int ft_model_concurrency(const struct ft_model *m);
 
 struct ft_model_opts {
-	int threads;		/* 0: the recorded streams; T: T streams */
+	int threads;		/* 0: as recorded; T: each run copied T over its
+				   concurrency times, keys of their own */
 	int draws;		/* hash draws; 0: chosen from the input size */
 	uint64_t seed;		/* of the draws; FT_MODEL_SEED */
 	int only_run;		/* 0: all runs; k: the k-th run alone */
@@ -92,6 +95,7 @@ struct ft_advice {
 	uint32_t current;
 	double target_pct;
 	int threads, streams, nruns;
+	int concurrency;	/* most holds in flight at once, in one run */
 	size_t nholds;
 	int mutex_bytes;	/* -1: unknown, see mutex_how */
 	char mutex_how[256];

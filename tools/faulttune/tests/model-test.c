@@ -208,6 +208,34 @@ static void test_lanes(void)
 	NEAR(r.coll_wait_ns, 90, 1e-9);
 }
 
+/*
+ * --threads counts faulting threads, not tasks: a worker (0-10), a main
+ * thread that truncates after it (20-25) and again after the second
+ * worker (30-40) at 50-55.  Two lanes (worker 1 + main, worker 2), one
+ * fault in flight at any time: concurrency 1, and --threads 2 is two
+ * copies of the run.  On one mutex, copy 1 waits 10 behind copy 0 at 0
+ * (10-20, so its main thread asks at 30, not 20); copy 0's main holds
+ * 20-25, its worker 2 holds 30-40; copy 1's main asks at 30, waits 10
+ * (40-45); copy 1's worker 2 waits 15 (45-55); copy 0's main asks at 50,
+ * waits 5 (55-60); copy 1's main asks at 50 + 20 = 70, free.  40 in all.
+ */
+static void test_concurrency(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(9, 2, 20, 20, 25),
+			       H(2, 3, 30, 30, 40), H(9, 4, 50, 50, 55) };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_row r;
+
+	CHECK(m && !ft_model_add_run(m, h, 4), "model");
+	EQ(ft_model_streams(m), 2);
+	EQ(ft_model_concurrency(m), 1);
+	ft_model_free(m);
+	predict(h, 4, 0, 4, 1, &r);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	predict(h, 4, 2, 4, 1, &r);
+	NEAR(r.coll_wait_ns, 40, 1e-9);
+}
+
 /* two runs are two time axes: their holds never overlap each other */
 static void test_runs_apart(void)
 {
@@ -410,6 +438,7 @@ int main(void)
 	test_true_sharing();
 	test_threads();
 	test_lanes();
+	test_concurrency();
 	test_runs_apart();
 	test_se();
 	test_deterministic();

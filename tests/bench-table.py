@@ -334,12 +334,12 @@ def tune_misses(t):
     for r in t["fromspeed"]:
         if r["seconds"] >= 1:
             miss.append("**tune --from speed**: %.2f s on %d events in the guest "
-                        "(goal < 1 s on this machine). QEMU TCG runs the tool "
-                        "about 25 times slower than the host (section 5: "
-                        "trace-cmd report's events/s here against 0.6 million "
-                        "on the host); Documentation/faulttune.rst gives the "
-                        "host's time on a million-event recording and the "
-                        "command." % (r["seconds"], r["events"]))
+                        "(goal < 1 s on this machine). The guest emulates the "
+                        "CPU (QEMU TCG): trace-cmd report runs here at a "
+                        "twenty-fifth of its speed on the host (section 5 "
+                        "against 0.6 million events/s). "
+                        "Documentation/faulttune.rst gives the host's time "
+                        "on a million-event recording and the command." % (r["seconds"], r["events"]))
     if t["pearson"] is not None and t["pearson"] == t["pearson"] and t["pearson"] < 0.95:
         miss.append("**Model** Pearson r %.3f < 0.95 (section 6)." % t["pearson"])
     for r in t["stable"]:

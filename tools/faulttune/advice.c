@@ -29,7 +29,8 @@ int ft_advise(const struct ft_model *m, const struct ft_advice_opts *o,
 	      struct ft_advice *adv)
 {
 	struct ft_model_opts mo = { .threads = o->threads, .seed = FT_MODEL_SEED };
-	uint32_t size, limit = o->max_size ? o->max_size : FT_MODEL_MAX_SIZE;
+	/* without -m: far enough for any machine, cheap to simulate */
+	uint32_t size, limit = o->max_size ? o->max_size : 1u << 16;
 	uint32_t met_at = 0;
 	int cap = 0;
 

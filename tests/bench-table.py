@@ -294,7 +294,13 @@ def tune_markdown(w, head, t):
       "(`faulttune record -- faulttune bench -t T`); predicted collision wait "
       "at the recorded size from the 1-thread recording (`tune --from "
       "--threads T`) and from the recording itself (`tune --from`), against "
-      "the collision wait the recording measured (share of fault time).")
+      "the collision wait the recording measured (share of fault time). "
+      "The measured value is one draw of the hash (a handful of collisions "
+      "at 32), the predictions are expectations. From one thread, "
+      "`--threads T` runs T copies of the whole recording started in step, "
+      "the main thread that truncates the file between repetitions "
+      "included, where a T-thread run has one main thread: expect the "
+      "1-thread column high at one mutex.")
     w("")
     head(w, "round", "size", "threads", "holds", "predicted from 1 thread", "predicted from its own", "measured")
     for r in t["threads"]:

@@ -210,7 +210,7 @@ set xlabel 'num\\\\_fault\\\\_mutexes'
 set ylabel 'percent of fault time'
 set key top right
 set arrow from %d, graph 0 to %d, graph 1 nohead dt 2
-plot 'tune.dat' using 1:2 with linespoints title 'predicted (model)', \\\\
+plot 'tune.dat' using 1:2 with linespoints title 'predicted (model)', \\
      '' using 1:3 with linespoints title 'measured (events)'
 """ % (r["round"], r["full_pick"], r["full_pick"]), data))
     if threads:
@@ -226,8 +226,8 @@ set title 'one mutex: collision wait vs threads'
 set xlabel 'threads'
 set ylabel 'percent of fault time'
 set key top left
-plot 'threads.dat' using 1:2 with linespoints title 'predicted from 1 thread (--threads T)', \\\\
-     '' using 1:3 with linespoints title 'predicted from its own recording', \\\\
+plot 'threads.dat' using 1:2 with linespoints title 'predicted from 1 thread (--threads T)', \\
+     '' using 1:3 with linespoints title 'predicted from its own recording', \\
      '' using 1:4 with points pt 7 title 'measured'
 """, data))
     return out, plots

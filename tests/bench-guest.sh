@@ -20,8 +20,37 @@ fi
 [ -e $knob ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 boot=$(cat $knob)
 
-# 6, 7: tune with its what-if plan and the full sweep, same repetitions;
-# the order alternates by round so that warm-up drift hits both alike
+# 8, 9: tune's own sections (issue 11).  8: STABLE default tune runs in
+# this boot, their picks.  9: the model against measurement at every
+# thread count: one recording of the threads workload per thread count
+# at the boot size and at 1 mutex; each is predicted from the 1-thread
+# recording (--threads t) and measured (the recording's own collision
+# wait, tune --from's "recorded").
+tune_sections() {
+	i=0
+	while [ $i -lt "${STABLE:-0}" ]; do
+		i=$((i + 1))
+		faulttune tune --json > /tmp/st.json 2>/dev/null &&
+			echo "BENCH stable {\"run\":$i,\"recommended\":$(jnum recommended /tmp/st.json),\"wall_s\":$(grep -o '"wall_s":[0-9.]*' /tmp/st.json | head -n 1 | cut -d: -f2)}"
+	done
+	[ "${THREADS_CHECK:-1}" = 1 ] || return 0
+	for size in "$boot" 1; do
+		echo "$size" > $knob
+		faulttune record -o /tmp/m1.dat -- faulttune bench -w threads -s "$SIZE" -r "$REPS" -t 1 >/dev/null 2>&1
+		for t in $(seq 1 "$T"); do
+			faulttune record -o /tmp/mt.dat -- faulttune bench -w threads -s "$SIZE" -r "$REPS" -t "$t" >/dev/null 2>&1
+			faulttune tune --from /tmp/mt.dat -c "$size" -m "$size" --json > /tmp/mt.own 2>/dev/null
+			faulttune tune --from /tmp/m1.dat -c "$size" -m "$size" --threads "$t" --json > /tmp/mt.pred 2>/dev/null
+			echo "BENCH threads {\"size\":$size,\"threads\":$t,\"from_1\":$(grep '^{' /tmp/mt.pred),\"own\":$(grep '^{' /tmp/mt.own)}"
+		done
+	done
+	echo "$boot" > $knob
+	rm -f /tmp/m1.dat /tmp/mt.dat
+}
+
+# 6, 7: tune (the model decides, current vs recommended measured) and the
+# full sweep, same repetitions; the order alternates by round so that
+# warm-up drift hits both alike
 tune_plan() { faulttune tune -t "$T" -r "$TREPS" --json > /tmp/tune.json 2>/tmp/tune.err &&
 	echo "BENCH tune $(grep '^{' /tmp/tune.json)"; }
 tune_full() { faulttune tune --full -t "$T" -r "$TREPS" --json > /tmp/full.json 2>/tmp/full.err &&
@@ -29,6 +58,7 @@ tune_full() { faulttune tune --full -t "$T" -r "$TREPS" --json > /tmp/full.json 
 if [ $((ROUND % 2)) = 1 ]; then tune_plan; tune_full; else tune_full; tune_plan; fi
 rec=$(jnum recommended /tmp/tune.json)
 [ -n "$rec" ] || { echo "bench-guest: tune failed"; cat /tmp/tune.err; rec=$boot; }
+tune_sections
 
 # 1, 2: scaling at tune's pick, then one mutex at T threads
 echo "$rec" > $knob
@@ -74,6 +104,9 @@ if [ "$SPEED" = 1 ]; then
 	ft=$(bench_refault time faulttune report /tmp/big.dat | sed -n 's/^seconds=//p')
 	tc=$(bench_refault time trace-cmd report /tmp/big.dat | sed -n 's/^seconds=//p')
 	ft2=$(bench_refault time faulttune report /tmp/big.dat | sed -n 's/^seconds=//p')
+	# 10: tune --from on the same recording (goal < 1 s)
+	fr=$(bench_refault time faulttune tune --from /tmp/big.dat | sed -n 's/^seconds=//p')
+	echo "BENCH fromspeed {\"events\":${ev:-0},\"seconds\":${fr:-0}}"
 	echo "BENCH speed {\"events\":${ev:-0},\"lost\":${lost:-0},\"bytes\":$sz,\"faulttune_s\":[${ft:-0},${ft2:-0}],\"tracecmd_s\":${tc:-0}}"
 	rm -f /tmp/big.dat
 fi

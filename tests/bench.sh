@@ -17,8 +17,11 @@
 #		(first round only, unless BENCH_SPEED=all)
 #   5b host-speed the same on the host: speed and peak memory (BENCH_HOST=0
 #		leaves it out)
-#   6 tune	tune (what-if plan) vs tune --full: time, pick, prediction
+#   6 tune	tune vs tune --full: time, pick, model vs measured per size
 #   7 lost	events lost during tune at VM_CPUS threads
+#   8 stable	BENCH_STABLE (10) default tune runs per boot: the same pick?
+#   9 threads	the model against measurement at 1..VM_CPUS threads
+#  10 from	tune --from on the >= 1M-event recording of 5
 #
 # Writes build/bench/bench.json, Documentation/bench.md and the plots
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
@@ -38,6 +41,7 @@ treps=${BENCH_TUNE_REPS:-3}
 faults=${BENCH_FAULTS:-350000}
 gap=${BENCH_RESIZE_GAP:-0.2}
 speed=${BENCH_SPEED:-first}
+stable=${BENCH_STABLE:-10}
 mkdir -p "$out"
 rm -f "$out"/*.log
 start=$(date +%s)
@@ -94,7 +98,7 @@ for r in $(seq 1 "$rounds"); do
 	for k in stock patched; do
 		sp=0
 		{ [ "$speed" = all ] || { [ "$speed" = first ] && [ "$r" = 1 ]; }; } && sp=1
-		cmd="KERNEL=$k T=$cpus SIZE=$size REPS=$reps TREPS=$treps ROUND=$r SPEED=$sp FAULTS=$faults RESIZE_GAP=$gap
+		cmd="KERNEL=$k T=$cpus SIZE=$size REPS=$reps TREPS=$treps ROUND=$r SPEED=$sp FAULTS=$faults RESIZE_GAP=$gap STABLE=$stable
 $script"
 		echo "bench: round $r/$rounds, $k kernel ($(( $(date +%s) - start )) s)"
 		echo "other-guests $(pgrep -c -f '^qemu-system' || true)" >> "$out/host-load"

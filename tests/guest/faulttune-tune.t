@@ -1,18 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# faulttune tune --knob $K finishes, recommends a size and restores the knob; TAP.
+# faulttune tune on the patched kernel: the built-in workload, a user's
+# COMMAND, --from on faulttune record and trace-cmd record files, the seed
+# round trip, --apply, and restore on SIGINT during a COMMAND; TAP.
 T=/sys/kernel/tracing
 # FT_KNOB: another knob path (a plain file) to dry-run the script on a host
 K=${FT_KNOB:-/sys/kernel/debug/hugetlb/num_fault_mutexes}
 W=/tmp/ft-tune.$$
+H=$W/huge
 n=0
 fail=0
 t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
 # first "key":number in a JSON file
 jnum() { grep -o "\"$1\":[0-9][0-9]*" "$2" | head -n 1 | cut -d: -f2; }
+# the run order: "order":[..]
+jorder() { grep -o '"order":\[[0-9,]*\]' "$1"; }
 pow2() { v=$1; [ "$v" -gt 0 ] 2>/dev/null || return 1; while [ $((v % 2)) = 0 ]; do v=$((v / 2)); done; [ $v = 1 ]; }
+insts() { ls $T/instances | grep -c '^faulttune-'; }
 
-mkdir -p $W
+mkdir -p $W $H
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
 [ -e $K ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 [ -e $K ]
@@ -21,54 +27,129 @@ saved=$(cat $K)
 before=$(cat $T/tracing_on $T/set_event | md5sum)
 echo "# $(nproc) CPUs, knob $saved"
 
-faulttune tune --knob $K -r 2 -s 32M --json >$W/t.json 2>$W/t.err
+# 1. the built-in workload: the model decides, measurement confirms
+faulttune tune --knob $K -r 2 -P 1 -W 0 -s 32M --json >$W/t.json 2>$W/t.err
 t $? "tune --json exits 0"
 rec=$(jnum recommended $W/t.json)
 pow2 "$rec"
 t $? "recommends a power of two ($rec)"
+grep -q '"predicted_collision_pct":' $W/t.json && grep -q '"collisions":' $W/t.json
+t $? "prediction per size and measured collisions from the events"
+grep -q '"statement":"' $W/t.json
+t $? "says what the measurement confirms"
 [ "$(cat $K)" = "$saved" ]
 t $? "knob restored to $saved"
-grep -q '"collisions":' $W/t.json
-t $? "evidence has collision counts from the events"
-[ -z "$(ls $T/instances | grep '^faulttune-')" ]
+[ "$(insts)" = 0 ]
 t $? "no faulttune instance left"
 [ "$(cat $T/tracing_on $T/set_event | md5sum)" = "$before" ]
 t $? "top-level tracing_on and set_event unchanged"
 
-faulttune tune --knob $K -r 1 -W 0 -s 16M -m 16 >$W/t.txt 2>&1
+faulttune tune --knob $K -r 2 -P 1 -W 0 -s 16M -m 16 >$W/t.txt 2>&1
 t $? "tune (text) exits 0"
-grep -q '^boot parameter: hugetlb_fault_mutexes=' $W/t.txt
-t $? "prints the boot parameter line"
-grep -q "^now: *echo [0-9]* > $K" $W/t.txt
-t $? "prints the echo command"
-grep -q 'confidence' $W/t.txt
-t $? "prints a confidence statement"
-[ "$(cat $K)" = "$saved" ]
-t $? "knob restored after the text run"
+grep -Eq '^recommendation: (keep )?[0-9]+: predicted collision wait ' $W/t.txt
+t $? "prints the recommendation line"
+grep -q '^true sharing: ' $W/t.txt && grep -q '^confirmation: ' $W/t.txt
+t $? "prints true sharing apart and the confirmation"
+grep -q '^boot parameter: hugetlb_fault_mutexes=' $W/t.txt &&
+	grep -q "^now: *echo [0-9]* > $K" $W/t.txt
+t $? "prints the boot parameter and the echo command"
+grep -q '^memory: sizeof(struct mutex) ' $W/t.txt
+t $? "says how it knows the size of a mutex: $(grep '^memory:' $W/t.txt | cut -c1-80)"
 
-# the what-if plan measures fewer sizes than --full, which measures all;
-# from a current size inside the candidates (1..16), which it must measure
-echo 4 > $K
-faulttune tune --knob $K -r 1 -W 0 -s 16M -m 16 --json >$W/p.json 2>/dev/null
-t $? "tune (what-if plan) exits 0"
-grep -q '"mode":"what-if plan"' $W/p.json &&
-	[ "$(jnum sizes_measured $W/p.json)" -le 5 ] &&
-	[ "$(grep -o '"measured":true' $W/p.json | wc -l)" = "$(jnum sizes_measured $W/p.json)" ]
-t $? "the plan measures $(jnum sizes_measured $W/p.json) of 5 sizes"
-grep -q '"size":4,"memory_bytes":[0-9]*,"runs":[1-9][0-9]*,"measured":true' $W/p.json
-t $? "the plan always measures the current size (4)"
-[ "$(cat $K)" = 4 ]
-t $? "knob restored to 4 after the plan"
+# 2. from one mutex, 4 concurrent faulters collide: a bigger table, and
+# the model's current and recommended sizes are the ones measured
+echo 1 > $K
+faulttune tune --knob $K -r 2 -P 1 -W 0 -s 32M -t 4 --json >$W/one.json 2>/dev/null
+t $? "tune from 1 mutex exits 0"
+rec=$(jnum recommended $W/one.json)
+[ -n "$rec" ] && [ "$rec" -gt 1 ] && grep -q '"keep":false' $W/one.json
+t $? "from 1 mutex it recommends more ($rec)"
+[ "$(jorder $W/one.json | tr -cd , | wc -c)" = 3 ] &&
+	jorder $W/one.json | grep -q "[[,]$rec[],]"
+t $? "measures the current and the recommended size: $(jorder $W/one.json)"
+[ "$(cat $K)" = 1 ]
+t $? "knob restored to 1"
 echo $saved > $K
-faulttune tune --knob $K --full -r 1 -W 0 -s 16M -m 16 --json >$W/f.json 2>/dev/null
-t $? "tune --full exits 0"
-grep -q '"mode":"full"' $W/f.json && [ "$(jnum sizes_measured $W/f.json)" = 5 ] &&
-	[ "$(jnum runs $W/f.json)" = 5 ] && ! grep -q '"measured":false' $W/f.json
-t $? "--full measures every size once"
-[ "$(cat $K)" = "$saved" ]
-t $? "knob restored after --full"
 
-faulttune tune --knob $K -r 1 -W 0 -s 16M -m 8 --apply --json >$W/a.json 2>/dev/null
+# 3. the seed round trip: the printed seed repeats the run order
+faulttune tune --knob $K --full -r 2 -P 1 -W 0 -s 16M -m 8 --json >$W/s1.json 2>/dev/null
+seed=$(jnum seed $W/s1.json)
+faulttune tune --knob $K --full -r 2 -P 1 -W 0 -s 16M -m 8 -S "$seed" --json >$W/s2.json 2>/dev/null
+[ -n "$seed" ] && [ "$(jnum seed $W/s2.json)" = "$seed" ]
+t $? "-S $seed: printed back as the seed used"
+o1=$(jorder $W/s1.json)
+[ -n "$o1" ] && [ "$o1" = "$(jorder $W/s2.json)" ]
+t $? "-S repeats the run order ($o1)"
+[ "$(echo "$o1" | tr -cd , | wc -c)" -ge 6 ]
+t $? "--full measured every size up to 8"
+
+# 4. a user's command: a shell loop faulting a hugetlbfs file
+mount -t hugetlbfs none $H
+faulttune tune --knob $K -r 2 -P 2 -W 0 --json -- \
+	sh -c "for i in 1 2 3 4; do fallocate -l 16M $H/f\$i & done; wait; rm -f $H/f*" \
+	>$W/c.json 2>$W/c.err
+t $? "tune -- COMMAND exits 0"
+grep -q '"workload":"command","command":\["sh","-c",' $W/c.json
+t $? "the runs were the command's"
+[ "$(jnum holds $W/c.json)" -ge 32 ] 2>/dev/null
+t $? "the model learnt from the command's faults ($(jnum holds $W/c.json) holds in 2 runs)"
+pow2 "$(jnum recommended $W/c.json)"
+t $? "recommends a power of two for the command ($(jnum recommended $W/c.json))"
+[ "$(cat $K)" = "$saved" ] && [ "$(insts)" = 0 ] && [ -z "$(ls $H)" ]
+t $? "knob, instances and the hugetlbfs as found"
+faulttune tune --knob $K -r 1 -P 1 -W 0 -- false >/dev/null 2>$W/f.err
+rc=$?
+[ $rc = 1 ] && grep -q "^faulttune: tune: false exited with status 1" $W/f.err &&
+	[ "$(cat $K)" = "$saved" ]
+t $? "a failing COMMAND: exit 1, named, knob restored (rc=$rc)"
+
+# 5. SIGINT while the user's command runs: passed on, everything restored
+echo 2 > $K
+faulttune tune --knob $K -r 3 -P 1 -W 0 -- sh -c "echo \$\$ > $W/cmd.pid; exec sleep 60" \
+	>/dev/null 2>$W/int.err &
+pid=$!
+i=0
+while [ ! -s $W/cmd.pid ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(insts)" = 1 ]
+t $? "tune runs the command with its instance"
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ]
+t $? "SIGINT during the command: tune exits 130 (rc=$rc)"
+! kill -0 "$(cat $W/cmd.pid)" 2>/dev/null
+t $? "the command got the signal too"
+[ "$(cat $K)" = 2 ] && [ "$(insts)" = 0 ] &&
+	[ "$(cat $T/tracing_on $T/set_event | md5sum)" = "$before" ]
+t $? "knob (2), instances and tracing settings restored"
+echo $saved > $K
+
+# 6. --from: a faulttune record file and a trace-cmd record file
+faulttune record -o $W/r.dat -- faulttune bench -t 4 -s 32M -r 2 >/dev/null 2>&1
+t $? "faulttune record of the threads workload"
+faulttune tune --from $W/r.dat >$W/r1.txt 2>&1 && faulttune tune --from $W/r.dat >$W/r2.txt 2>&1
+t $? "tune --from a faulttune record file exits 0"
+cmp -s $W/r1.txt $W/r2.txt
+t $? "tune --from twice: byte-identical"
+grep -Eq '^recommendation: (keep )?[0-9]+: ' $W/r1.txt
+t $? "recommends from the recording: $(grep '^recommendation:' $W/r1.txt | cut -c1-60)"
+faulttune report $W/r.dat 2>/dev/null | grep '^recommendation: ' >$W/rep.line
+grep '^recommendation: ' $W/r1.txt | cmp -s - $W/rep.line
+t $? "faulttune report prints the same recommendation line"
+[ "$(cat $K)" = "$saved" ]
+t $? "--from changed nothing (knob $saved)"
+trace-cmd record -e hugetlb -o $W/tc.dat faulttune bench -t 4 -s 32M -r 2 >/dev/null 2>&1
+t $? "trace-cmd record -e hugetlb"
+faulttune tune --from $W/tc.dat --json >$W/tc.json 2>$W/tc.err
+t $? "tune --from a trace-cmd record file exits 0"
+[ "$(jnum holds $W/tc.json)" -gt 0 ] 2>/dev/null && pow2 "$(jnum recommended $W/tc.json)"
+t $? "recommends from it ($(jnum recommended $W/tc.json), $(jnum holds $W/tc.json) holds)"
+faulttune tune --from $W/tc.dat --threads 64 >$W/tc64.txt 2>&1 &&
+	grep -q '64 simulated threads' $W/tc64.txt
+t $? "--threads 64 from a recording of 4"
+
+# 7. --apply
+faulttune tune --knob $K -r 2 -P 1 -W 0 -s 16M -m 8 --apply --json >$W/a.json 2>/dev/null
 rec=$(jnum recommended $W/a.json)
 [ -n "$rec" ] && [ "$(cat $K)" = "$rec" ]
 t $? "--apply leaves the recommendation ($rec) set"
@@ -76,6 +157,7 @@ echo "$saved" > $K
 [ "$(cat $K)" = "$saved" ]
 t $? "knob set back to $saved"
 
+umount $H 2>/dev/null
 rm -rf $W
 echo "1..$n"
 exit $fail

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * faulttune analysis core: pairing, percentiles, collision vs sharing
- * classification and the what-if re-bucketing replay.
+ * classification, and the holds that the contention model (model.c) and
+ * the what-if replay take as input.
  *
  * Pairing follows perf lock's sequence state machine: per task and lock
  * class, start -> acquire -> release.  Sequences that do not follow it are
@@ -548,6 +549,8 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 			h.mapping = ev->mapping;
 			h.index = ev->index;
 			h.hash = ev->hash;
+			h.op = t->op;
+			h.pid = ev->pid;
 			push_hold(a, &h);
 		}
 		t->state = SEQ_NONE;
@@ -706,126 +709,6 @@ void ft_analysis_finish(struct ft_analysis *a)
 			t->state = SEQ_NONE;
 		}
 	}
-}
-
-/* ---- what-if ---- */
-
-static int cmp_hold(const void *x, const void *y)
-{
-	const struct ft_hold *a = x, *b = y;
-
-	if (a->acq_ts != b->acq_ts)
-		return a->acq_ts < b->acq_ts ? -1 : 1;
-	return (a->rel_ts > b->rel_ts) - (a->rel_ts < b->rel_ts);
-}
-
-/*
- * Replay the recorded holds through a table of `size` buckets: a hold that
- * was requested while its new bucket was still held (by the recorded
- * release time) waits; if the holder had another key it is a predicted
- * collision and the wait counted is the holder's remaining hold time.
- * There is no queueing feedback (a predicted wait does not delay the
- * recorded hold), so the model is exact only for isolated conflicts; at
- * the recorded size it reproduces the measured handovers.
- */
-static void whatif_one(struct ft_hold *h, size_t n, uint32_t size,
-		       uint64_t *until, uint64_t *km, uint64_t *ki,
-		       struct ft_whatif_row *row)
-{
-	size_t i;
-
-	memset(until, 0, size * sizeof(*until));
-	memset(row, 0, sizeof(*row));
-	row->size = size;
-	row->mem_bytes = (uint64_t)size * FT_MUTEX_BYTES;
-	for (i = 0; i < n; i++) {
-		uint32_t b = h[i].hash & (size - 1);
-		uint64_t t = h[i].req_ts;
-
-		if (until[b] > t) {
-			if (km[b] != h[i].mapping || ki[b] != h[i].index) {
-				row->collisions++;
-				row->coll_wait_ns += until[b] - t;
-			} else {
-				row->sharing++;
-				row->share_wait_ns += until[b] - t;
-			}
-		}
-		if (h[i].rel_ts >= until[b]) {
-			until[b] = h[i].rel_ts;
-			km[b] = h[i].mapping;
-			ki[b] = h[i].index;
-		}
-	}
-}
-
-int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
-	      struct ft_whatif_row **rows)
-{
-	struct ft_hold *h;
-	uint64_t *until, *km, *ki;
-	uint32_t size;
-	int nrows = 0, i;
-
-	*rows = NULL;
-	if (!max_size || !ft_is_pow2(max_size))
-		return -1;
-	for (size = 1; size && size <= max_size; size <<= 1)
-		nrows++;
-	*rows = calloc(nrows, sizeof(**rows));
-	h = malloc((a->nholds ? a->nholds : 1) * sizeof(*h));
-	until = malloc(max_size * sizeof(*until));
-	km = malloc(max_size * sizeof(*km));
-	ki = malloc(max_size * sizeof(*ki));
-	if (!*rows || !h || !until || !km || !ki) {
-		free(*rows);
-		*rows = NULL;
-		nrows = -1;
-		goto out;
-	}
-	if (a->nholds)
-		memcpy(h, a->holds, a->nholds * sizeof(*h));
-	qsort(h, a->nholds, sizeof(*h), cmp_hold);
-	for (i = 0, size = 1; i < nrows; i++, size <<= 1)
-		whatif_one(h, a->nholds, size, until, km, ki, &(*rows)[i]);
-out:
-	free(h);
-	free(until);
-	free(km);
-	free(ki);
-	return nrows;
-}
-
-/* ---- tune's plan ---- */
-
-int ft_tune_plan(const struct ft_whatif_row *w, int n, double thread_ns,
-		 double margin_pct, int *measure)
-{
-	double m = margin_pct / 100.0, floor_loss, loss;
-	int i, s0 = n - 1, count = 0;
-
-	if (n <= 0)
-		return 0;
-	if (thread_ns <= 0) {
-		for (i = 0; i < n; i++)
-			measure[i] = 1;
-		return n;
-	}
-	floor_loss = w[n - 1].coll_wait_ns / thread_ns;
-	for (i = 0; i < n; i++) {
-		loss = w[i].coll_wait_ns / thread_ns;
-		if (loss - floor_loss <= m / 2) {
-			s0 = i;
-			break;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		loss = w[i].coll_wait_ns / thread_ns;
-		measure[i] = (i >= s0 - 1 && i <= s0 + 1) ||
-			     (i < s0 && loss - floor_loss <= 2 * m);
-		count += measure[i];
-	}
-	return count;
 }
 
 /* ---- resize cost ---- */

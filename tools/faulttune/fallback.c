@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
+#include "model.h"
 
 /* lock:contention_begin flags (include/trace/events/lock.h) */
 #define LCB_F_SPIN	(1U << 0)
@@ -286,7 +287,7 @@ const char *ft_fallback_marker_text(struct ft_inst *fi)
 
 	if (fi->evset != FT_EVS_CONTENTION)
 		return "";
-	btf = ft_btf_struct_size(NULL, "mutex");
+	btf = ft_btf_struct_size("/sys/kernel/btf/vmlinux", "mutex");
 	if (btf > 0) {
 		stride = btf;
 		sfrom = "btf";

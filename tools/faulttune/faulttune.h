@@ -105,11 +105,13 @@ struct ft_stats {
 };
 void ft_stats_free(struct ft_stats *s);
 
-/* completed hold of a hugetlb fault mutex: input of the what-if replay */
+/* completed hold of a hugetlb fault mutex: input of the model (model.h) */
 struct ft_hold {
 	uint64_t req_ts, acq_ts, rel_ts;
 	uint64_t mapping, index;
 	uint32_t hash;
+	uint32_t op;		/* enum ft_hop */
+	int pid;		/* the task: one stream of faults */
 };
 
 struct ft_whatif_row {
@@ -203,22 +205,11 @@ uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 void ft_analysis_free(struct ft_analysis *a);
 
 /*
- * What-if replay: rows for sizes 1, 2, 4 .. max_size; caller frees.
- * Returns the number of rows or -1.
+ * What-if replay of the recorded hashes (model.c): rows for sizes 1, 2,
+ * 4 .. max_size; caller frees.  Returns the number of rows or -1.
  */
 int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
 	      struct ft_whatif_row **rows);
-
-/*
- * tune's plan: from the what-if rows of one traced run (n rows, sizes 1,
- * 2, 4 ..) and that run's thread time (threads x wall, ns), mark in
- * measure[] the sizes worth measuring: the smallest size s0 whose
- * predicted collision wait is within margin/2 of the largest size's
- * (bigger sizes are indistinguishable from it), s0/2 and 2 x s0, and any
- * smaller size predicted to lose at most 2 x margin.  Returns how many.
- */
-int ft_tune_plan(const struct ft_whatif_row *w, int n, double thread_ns,
-		 double margin_pct, int *measure);
 
 /*
  * Resize cost from a recording: every resize event and the acquisitions
@@ -311,12 +302,17 @@ struct ft_report_opts {
 	const char *plot;
 	double timeout;		/* s for the reader, 0: none, < 0: by size */
 	int force;		/* report even when records were skipped */
+	int threads;		/* --threads: the advice for T threads */
+	double target;		/* --target: percent, 0: the default */
 };
 int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
 int ft_read_tracedat(const char *file, struct ft_analysis *a);
 /* 0, or -1 (with a message) when memory ran out: no partial answer */
 int ft_report_print(FILE *f, struct ft_analysis *a,
 		    const struct ft_report_opts *o);
+/* advice.c: tune's recommendation for a recording (text line or JSON) */
+void ft_advice_report(FILE *f, const struct ft_analysis *a, int threads,
+		      double target_pct, int json);
 
 
 /* tfs.c: our own tracefs instance, never the top-level buffer */
@@ -363,8 +359,8 @@ int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
 
 
 /*
- * ksyms.c: kernel symbols (kallsyms text), struct sizes (BTF) and kernel
- * memory (/proc/kcore) for the lock:contention fallback.
+ * ksyms.c: kernel symbols (kallsyms text) and kernel memory (/proc/kcore)
+ * for the lock:contention fallback; struct sizes from BTF are btf.c's.
  */
 struct ft_ksyms;
 struct ft_ksyms *ft_ksyms_parse(char *text, size_t len);	/* owns text */
@@ -376,7 +372,6 @@ const char *ft_ksyms_func(const struct ft_ksyms *ks, uint64_t addr, uint64_t *of
 const char *ft_ksyms_data(const struct ft_ksyms *ks, uint64_t addr, uint64_t *off);
 int ft_ksyms_addr(const struct ft_ksyms *ks, const char *name, uint64_t *addr);
 char *ft_tracedat_kallsyms(const char *file, size_t *len);	/* v6 only */
-long ft_btf_struct_size(const char *path, const char *name);	/* -1: unknown */
 int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
 
 /*

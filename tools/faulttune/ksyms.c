@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel symbols and layout for the lock:contention fallback: the
- * /proc/kallsyms text (live, or the copy a version 6 trace.dat carries),
- * struct sizes from the kernel's BTF, and kernel memory through
- * /proc/kcore.  Each answers "not known" (NULL, -1) rather than guess.
+ * Kernel symbols and memory for the lock:contention fallback: the
+ * /proc/kallsyms text (live, or the copy a version 6 trace.dat carries)
+ * and kernel memory through /proc/kcore (struct sizes from BTF: btf.c).  Each answers "not known" (NULL, -1) rather than guess.
  */
 #include <elf.h>
 #include <errno.h>
@@ -257,74 +256,6 @@ out:
 #undef SKIP
 	close(fd);
 	return text;
-}
-
-/*
- * sizeof(struct NAME) from a raw BTF file (/sys/kernel/btf/vmlinux);
- * -1 when there is no BTF or no such struct.  Only the type records'
- * lengths need to be known to walk them (include/uapi/linux/btf.h).
- */
-long ft_btf_struct_size(const char *path, const char *name)
-{
-	size_t len;
-	char *b = ft_read_all(path ? path : "/sys/kernel/btf/vmlinux", &len);
-	uint32_t hdr_len, type_off, type_len, str_off, str_len;
-	const unsigned char *t, *tend;
-	long size = -1;
-
-	if (!b)
-		return -1;
-	if (len < 24 || (unsigned char)b[0] != 0x9f || (unsigned char)b[1] != 0xeb)
-		goto out;
-	memcpy(&hdr_len, b + 4, 4);
-	memcpy(&type_off, b + 8, 4);
-	memcpy(&type_len, b + 12, 4);
-	memcpy(&str_off, b + 16, 4);
-	memcpy(&str_len, b + 20, 4);
-	if ((uint64_t)hdr_len + type_off + type_len > len ||
-	    (uint64_t)hdr_len + str_off + str_len > len)
-		goto out;
-	t = (unsigned char *)b + hdr_len + type_off;
-	tend = t + type_len;
-	while (t + 12 <= tend) {
-		uint32_t name_off, info, sz, kind, vlen;
-		size_t extra;
-
-		memcpy(&name_off, t, 4);
-		memcpy(&info, t + 4, 4);
-		memcpy(&sz, t + 8, 4);
-		kind = (info >> 24) & 0x1f;
-		vlen = info & 0xffff;
-		switch (kind) {
-		case 1: case 14: case 17:	/* INT, VAR, DECL_TAG */
-			extra = 4;
-			break;
-		case 3:				/* ARRAY */
-			extra = 12;
-			break;
-		case 4: case 5: case 15: case 19: /* STRUCT UNION DATASEC ENUM64 */
-			extra = 12 * (size_t)vlen;
-			break;
-		case 6: case 13:		/* ENUM, FUNC_PROTO */
-			extra = 8 * (size_t)vlen;
-			break;
-		case 2: case 7: case 8: case 9: case 10: case 11: case 12:
-		case 16: case 18:
-			extra = 0;
-			break;
-		default:			/* a kind this walker does not know */
-			goto out;
-		}
-		if (kind == 4 && name_off < str_len &&
-		    !strcmp(b + hdr_len + str_off + name_off, name)) {
-			size = sz;
-			break;
-		}
-		t += 12 + extra;
-	}
-out:
-	free(b);
-	return size;
 }
 
 /*

@@ -25,6 +25,8 @@ static void report_usage(FILE *f)
 "                     (they are counted per CPU in the report)\n"
 "  -T, --timeout SEC  give up on a file the reader has not finished in SEC\n"
 "                     seconds (default: 60 + 1 per MiB of file; 0: never)\n"
+"      --threads T    recommendation for T faulting threads (tune's model)\n"
+"      --target PCT   its collision wait target, percent of fault time\n"
 "  -h, --help\n");
 }
 
@@ -39,6 +41,8 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "threads", required_argument, NULL, 1 },
+		{ "target", required_argument, NULL, 2 },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -84,6 +88,16 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 			break;
 		case 'p':
 			o->plot = optarg;
+			break;
+		case 1:
+			if (ft_opt_uint("report", "--threads", optarg, 1, 65536, &v))
+				return -1;
+			o->threads = (int)v;
+			break;
+		case 2:
+			if (ft_opt_double("report", "--target", optarg, 0.001, 99.9,
+					  &o->target))
+				return -1;
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -541,7 +555,9 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 				(unsigned long long)w[i].coll_wait_ns,
 				(unsigned long long)w[i].sharing,
 				(unsigned long long)w[i].share_wait_ns);
-		fputs("]},\"memtype\":{\"total\":", f);
+		fputs("],\"advice\":", f);
+		ft_advice_report(f, a, o->threads, o->target, 1);
+		fputs("},\"memtype\":{\"total\":", f);
 		json_stats(f, "all", &a->mall);
 		fputs(",\"ops\":[", f);
 		for (i = 0; i < FT_MOP_NR; i++) {
@@ -717,6 +733,8 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 				ft_fmt_ns(w[i].share_wait_ns, b[1], 32),
 				w[i].size == cur ? "  <- recorded" : "");
 		text_chart(f, w, nw, cur);
+		fputc('\n', f);
+		ft_advice_report(f, a, o->threads, o->target, 0);
 	}
 
 	if (a->nev[FT_LK_MEMTYPE]) {

@@ -1,40 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * faulttune tune: sweep /sys/kernel/debug/hugetlb/num_fault_mutexes over
- * powers of two in randomised order (with warm-up and repetitions), run
- * the threads workload at each size while recording the lock events in
- * our own instance, and recommend the smallest size whose median
- * throughput is within --margin of the best.
+ * faulttune tune: the table size that keeps the workload's collision wait
+ * within a target share of its fault time.
+ *
+ * The model decides (model.c): a few traced runs of the workload (the
+ * built-in threads workload, or the user's COMMAND) at the current size
+ * give the overlap structure of its faults, and the model gives the
+ * expected collision wait at every size.  Measurement confirms: the
+ * current and the recommended size are then run interleaved, in an order
+ * drawn from the printed seed, and the difference in wall time is
+ * reported with a 95% confidence interval.  Throughput medians do not
+ * decide: between neighbouring sizes their differences are below the
+ * noise, and picking by them was a coin toss.
+ *
+ * --from FILE...: the same advice from recordings alone (faulttune record
+ * or trace-cmd record -e hugetlb), changing nothing.
  *
  * The knob and the instance are restored / removed on every exit path:
  * normal end, errors, SIGINT, SIGTERM, SIGHUP (the signal only sets
- * ft_stop; the sweep stops after the current run) and exit() (atexit).
- * --apply leaves the recommended size set.
+ * ft_stop and is forwarded to a running COMMAND; the runs stop after the
+ * current one) and exit() (atexit).  --apply leaves the recommended size
+ * set.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
+#include "model.h"
 
 #define KNOB "/sys/kernel/debug/hugetlb/num_fault_mutexes"
+#define MAX_FROM 64
 
+/* measured runs at one size */
 struct size_result {
 	uint32_t size;
-	struct ft_vec tput;	/* faults/wall-s x 1000, per run */
-	double tput_med, tput_min, tput_max;
-	uint64_t acq, contended, collisions, sharing, faults;
-	uint64_t coll_wait, wait_total, lost;
-	int traced;
-	/* what-if replay of the first traced run at the current size */
-	uint64_t pred_coll, pred_coll_wait;
-	int predicted;
-	int measure;		/* in the plan (every size with --full) */
+	double *wall;		/* seconds, per run */
+	int runs, cap;
+	uint64_t acq, contended, collisions, sharing, lost;
+	double coll_wait, fault_ns;	/* ns, from the events */
 };
 
 struct tune_ctx {
@@ -45,25 +59,30 @@ struct tune_ctx {
 	uint32_t apply_value;
 	struct ft_inst fi;
 	int have_inst;
-	int trace;
-	int full;		/* --full: measure every size */
 	char tmpfile[64];
 	/* options */
 	uint32_t max_size;
-	int reps, warmup;
-	double margin;
-	unsigned int seed;
+	int reps, warmup, probes;
+	double target;
+	unsigned int seed;	/* as given or drawn: what is printed */
+	unsigned int rng;	/* the state drawn from it */
 	enum ft_fmt fmt;
-	const char *plot;
+	int full;
+	int threads, threads_set;
+	char **cmd;		/* -- COMMAND [ARGS] */
+	const char *from[MAX_FROM];
+	int nfrom;
+	const char *plot;	/* --plot FILE */
 	struct ft_bench_opts bench;
-	int threads;
 	/* results */
 	struct size_result *res;
 	int nres;
-	struct ft_analysis ref;	/* first traced run at the saved size */
-	int have_ref;
-	double ref_thread_ns;	/* its threads x wall */
-	int runs;		/* workload runs, warm-up and probe included */
+	struct ft_model *model;
+	struct ft_advice adv;
+	int have_adv;
+	uint32_t *order;	/* sizes of the measured runs, in run order */
+	int norder;
+	int runs;		/* workload runs, warm-up included */
 	double wall_s;		/* the whole tune, seconds */
 };
 
@@ -138,71 +157,102 @@ static void tune_restore(void)
 static void tune_usage(FILE *f)
 {
 	fprintf(f,
-"usage: faulttune tune [options]\n"
-"  -m, --max-size N    largest size swept (default: 4x the current size)\n"
+"usage: faulttune tune [options] [-- COMMAND [ARGS]]\n"
+"       faulttune tune --from FILE... [-t T] [-T PCT] [-c N] [-j]\n"
+"  -T, --target PCT    largest predicted collision wait accepted, in percent\n"
+"                      of fault time (default %g)\n"
+"  -m, --max-size N    largest size considered (default: twice the\n"
+"                      recommendation, at most 65536)\n"
 "  -r, --reps N        measured runs per size (default 5)\n"
 "  -W, --warmup N      warm-up runs, discarded (default 1)\n"
-"  -M, --margin PCT    recommend the smallest size within PCT%% of the\n"
-"                      best median throughput (default 2)\n"
-"  -t, --threads N     threads of the workload (default: online CPUs)\n"
-"  -s, --size SIZE     mapping size of the workload (default 64M)\n"
+"  -P, --probes N      traced runs at the current size that the model\n"
+"                      learns from (default 3; they count as measured runs)\n"
+"  -t, --threads N     built-in workload: its threads (default: online CPUs);\n"
+"                      COMMAND, --from: predict for N faulting threads\n"
+"  -s, --size SIZE     mapping size of the built-in workload (default 64M)\n"
 "  -p, --page-size SZ  huge page size (default 2M)\n"
-"  -S, --seed N        seed of the randomised order (default: time)\n"
-"  -n, --no-trace      do not record events (throughput only; implies --full)\n"
-"  -F, --full          measure every size; by default one traced run at the\n"
-"                      current size is replayed (what-if) for every size and\n"
-"                      only the sizes that can matter are measured\n"
+"  -S, --seed N        seed of the run order (default: drawn, and printed)\n"
+"  -F, --full          measure every size the model considered, not only the\n"
+"                      current and the recommended one\n"
 "  -a, --apply         leave the recommended size set\n"
 "  -j, --json          JSON output\n"
-"      --plot FILE     throughput / collision wait curve via gnuplot\n"
+"      --plot FILE     predicted and measured collision wait per size\n"
+"                      (gnuplot; .png, else SVG)\n"
+"      --from FILE...  advice from recordings (faulttune record, trace-cmd\n"
+"                      record -e hugetlb); changes nothing, needs no root\n"
+"  -c, --current N     --from: the size to compare with (default: recorded)\n"
 "      --knob FILE     knob path (default " KNOB ")\n"
-"  -h, --help\n");
+"  -h, --help\n"
+"COMMAND runs once per run, with FAULTTUNE_MARKER=<the instance's\n"
+"trace_marker>, as under faulttune record.\n", FT_TARGET_PCT);
+}
+
+static int parse_num(const char *opt, const char *arg, uint64_t lo,
+		     uint64_t hi, uint64_t *v)
+{
+	return ft_opt_uint("tune", opt, arg, lo, hi, v);
 }
 
 static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 {
 	static const struct option lo[] = {
+		{ "target", required_argument, NULL, 'T' },
 		{ "max-size", required_argument, NULL, 'm' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "warmup", required_argument, NULL, 'W' },
-		{ "margin", required_argument, NULL, 'M' },
+		{ "probes", required_argument, NULL, 'P' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "size", required_argument, NULL, 's' },
 		{ "page-size", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'S' },
-		{ "no-trace", no_argument, NULL, 'n' },
 		{ "full", no_argument, NULL, 'F' },
 		{ "apply", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "plot", required_argument, NULL, 1 },
+		{ "current", required_argument, NULL, 'c' },
+		{ "from", no_argument, NULL, 1 },
 		{ "knob", required_argument, NULL, 2 },
+		{ "plot", required_argument, NULL, 4 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	char *end;
-	int o;
+	int o, from = 0, dd;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t v;
 
 	c->knob = KNOB;
 	c->reps = 5;
 	c->warmup = 1;
-	c->margin = 2.0;
-	c->trace = 1;
-	c->seed = (unsigned int)time(NULL) ^ (unsigned int)getpid();
+	c->probes = 3;
+	c->target = FT_TARGET_PCT;
+	c->seed = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16);
 	c->threads = ncpu > 0 ? (int)ncpu : 1;
 	memset(&c->bench, 0, sizeof(c->bench));
 	c->bench.shape = FT_SH_THREADS;
 	c->bench.size = 64ULL << 20;
 	c->bench.page_size = 2ULL << 20;
 	c->bench.reps = 1;
+	/*
+	 * Options go before "--" and the COMMAND after it; with --from the
+	 * files may come anywhere among the options.
+	 */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--"); dd++)
+		;
+	if (dd < argc)
+		c->cmd = argv + dd + 1;
 	optind = 0;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "+m:r:W:M:t:s:p:S:nFajh", lo, NULL)) != -1) {
+	while ((o = getopt_long(dd, argv, "T:m:r:W:P:t:s:p:S:c:Fajh", lo,
+				NULL)) != -1) {
 		switch (o) {
+		case 'T':
+			if (ft_opt_double("tune", "--target", optarg, 0.001, 99.9,
+					  &c->target))
+				return -1;
+			break;
 		case 'm':
-			if (ft_parse_u64(optarg, &v) || !ft_is_pow2(v) ||
-			    v > (1u << 24)) {
+			if (parse_num("--max-size", optarg, 1, FT_MODEL_MAX_SIZE, &v))
+				return -1;
+			if (!ft_is_pow2(v)) {
 				ft_err("tune: --max-size wants a power of two, got '%s'",
 				       optarg);
 				return -1;
@@ -210,55 +260,55 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 			c->max_size = (uint32_t)v;
 			break;
 		case 'r':
-			if (ft_parse_u64(optarg, &v) || !v || v > 1000) {
-				ft_err("tune: bad --reps '%s'", optarg);
+			if (parse_num("--reps", optarg, 1, 1000, &v))
 				return -1;
-			}
 			c->reps = (int)v;
 			break;
 		case 'W':
-			if (ft_parse_u64(optarg, &v) || v > 1000) {
-				ft_err("tune: bad --warmup '%s'", optarg);
+			if (parse_num("--warmup", optarg, 0, 1000, &v))
 				return -1;
-			}
 			c->warmup = (int)v;
 			break;
-		case 'M':
-			c->margin = strtod(optarg, &end);
-			if (*end || c->margin < 0 || c->margin >= 100) {
-				ft_err("tune: bad --margin '%s' (percent)", optarg);
+		case 'P':
+			if (parse_num("--probes", optarg, 1, 1000, &v))
 				return -1;
-			}
+			c->probes = (int)v;
 			break;
 		case 't':
-			if (ft_parse_u64(optarg, &v) || !v || v > 4096) {
-				ft_err("tune: bad --threads '%s'", optarg);
+			if (parse_num("--threads", optarg, 1, 65536, &v))
 				return -1;
-			}
 			c->threads = (int)v;
+			c->threads_set = 1;
 			break;
 		case 's':
 			if (ft_parse_size(optarg, &c->bench.size) || !c->bench.size) {
-				ft_err("tune: bad --size '%s'", optarg);
+				ft_err("tune: bad --size '%s' (bytes, or with K, M, G)",
+				       optarg);
 				return -1;
 			}
 			break;
 		case 'p':
 			if (ft_parse_size(optarg, &c->bench.page_size) ||
 			    !ft_is_pow2(c->bench.page_size)) {
-				ft_err("tune: bad --page-size '%s'", optarg);
+				ft_err("tune: bad --page-size '%s' (a power of two, "
+				       "with K, M, G)", optarg);
 				return -1;
 			}
 			break;
 		case 'S':
-			if (ft_parse_u64(optarg, &v)) {
-				ft_err("tune: bad --seed '%s'", optarg);
+			if (parse_num("--seed", optarg, 0, UINT32_MAX, &v))
 				return -1;
-			}
 			c->seed = (unsigned int)v;
 			break;
-		case 'n':
-			c->trace = 0;
+		case 'c':
+			if (parse_num("--current", optarg, 1, 1u << 24, &v))
+				return -1;
+			if (!ft_is_pow2(v)) {
+				ft_err("tune: --current wants a power of two, got '%s'",
+				       optarg);
+				return -1;
+			}
+			c->saved = (uint32_t)v;
 			break;
 		case 'F':
 			c->full = 1;
@@ -270,10 +320,13 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 			c->fmt = FT_FMT_JSON;
 			break;
 		case 1:
-			c->plot = optarg;
+			from = 1;
 			break;
 		case 2:
 			c->knob = optarg;
+			break;
+		case 4:
+			c->plot = optarg;
 			break;
 		case 'h':
 			tune_usage(stdout);
@@ -285,18 +338,144 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 			return -1;
 		}
 	}
-	if (optind < argc) {
-		ft_err("tune: unexpected argument '%s'", argv[optind]);
+	if (c->cmd && !c->cmd[0]) {
+		ft_err("tune: no COMMAND after --");
 		return -1;
 	}
+	if (from) {
+		if (c->cmd || optind >= dd) {
+			ft_err("tune: --from wants one or more recordings, and no "
+			       "COMMAND");
+			return -1;
+		}
+		for (; optind < dd; optind++) {
+			if (c->nfrom == MAX_FROM) {
+				ft_err("tune: --from takes at most %d files", MAX_FROM);
+				return -1;
+			}
+			c->from[c->nfrom++] = argv[optind];
+		}
+		return 0;
+	}
+	if (optind < dd) {
+		ft_err("tune: unexpected argument '%s' (a COMMAND comes after --, "
+		       "recordings after --from)", argv[optind]);
+		return -1;
+	}
+	if (c->saved) {
+		ft_err("tune: --current is for --from; live, the knob says it");
+		return -1;
+	}
+	if (c->probes > c->reps)
+		c->probes = c->reps;
 	c->bench.threads[0] = c->threads;
 	c->bench.nthreads = 1;
-	if (c->bench.size < c->bench.page_size) {
+	if (!c->cmd && c->bench.size < c->bench.page_size) {
 		ft_err("tune: --size is smaller than one huge page");
 		return -1;
 	}
 	return 0;
 }
+
+/* the model's threads: the built-in workload already runs -t threads */
+static int model_threads(const struct tune_ctx *c)
+{
+	return (c->cmd || c->nfrom) && c->threads_set ? c->threads : 0;
+}
+
+/* ---- --from: advice from recordings ---- */
+
+static int from_child(void *arg)
+{
+	struct tune_ctx *c = arg;
+	struct ft_advice_opts ao = { .target_pct = c->target,
+				     .max_size = c->max_size };
+	struct ft_analysis a;
+	double coll = 0, share = 0, fault = 0;
+	size_t k;
+	int i, ret = 1;
+
+	c->model = ft_model_new();
+	if (!c->model)
+		return 1;
+	for (i = 0; i < c->nfrom; i++) {
+		uint32_t rs;
+
+		ft_analysis_init(&a);
+		if (ft_read_tracedat(c->from[i], &a)) {
+			ft_analysis_free(&a);
+			goto out;
+		}
+		ft_analysis_finish(&a);
+		if (!a.nholds) {
+			ft_err("%s: no completed hugetlb fault mutex holds (record "
+			       "the hugetlb events: faulttune record, or trace-cmd "
+			       "record -e hugetlb)", c->from[i]);
+			ft_analysis_free(&a);
+			goto out;
+		}
+		rs = ft_recorded_size(&a);
+		if (!ao.current)
+			ao.current = rs;
+		/* what the recording itself measured, at the size it ran at */
+		coll += a.hall.coll_wait;
+		share += a.hall.share_wait;
+		for (k = 0; k < a.nholds; k++)
+			fault += a.holds[k].rel_ts - a.holds[k].req_ts;
+		if (ft_model_add_run(c->model, a.holds, a.nholds)) {
+			ft_err("%s: out of memory", c->from[i]);
+			ft_analysis_free(&a);
+			goto out;
+		}
+		ft_analysis_free(&a);
+	}
+	if (c->saved)
+		ao.current = c->saved;
+	ao.threads = model_threads(c);
+	if (ft_advise(c->model, &ao, &c->adv)) {
+		ft_err("tune: the model failed (out of memory?)");
+		goto out;
+	}
+	if (c->fmt == FT_FMT_JSON) {
+		printf("{\"from\":[");
+		for (i = 0; i < c->nfrom; i++) {
+			if (i)
+				putchar(',');
+			ft_json_str(stdout, c->from[i]);
+		}
+		printf("],\"recorded\":{\"collision_wait_ns\":%.0f,"
+		       "\"sharing_wait_ns\":%.0f,\"fault_ns\":%.0f,"
+		       "\"collision_pct\":%.4f,\"sharing_pct\":%.4f},\"model\":",
+		       coll, share, fault, fault > 0 ? 100 * coll / fault : 0,
+		       fault > 0 ? 100 * share / fault : 0);
+		ft_advice_json(stdout, &c->adv);
+		printf("}\n");
+	} else {
+		printf("faulttune tune --from:");
+		for (i = 0; i < c->nfrom; i++)
+			printf(" %s", c->from[i]);
+		printf(" (advice only, nothing changed)\n");
+		ft_advice_table(stdout, &c->adv);
+		printf("recorded: collision wait %.2f%%, true sharing %.2f%% of "
+		       "fault time, as measured in the recording%s\n",
+		       fault > 0 ? 100 * coll / fault : 0,
+		       fault > 0 ? 100 * share / fault : 0,
+		       c->nfrom > 1 ? "s" : "");
+		putchar('\n');
+		ft_advice_line(stdout, &c->adv);
+		if (c->adv.pick.idx >= 0 && !c->adv.pick.keep)
+			printf("boot parameter: hugetlb_fault_mutexes=%u\n",
+			       c->adv.rows[c->adv.pick.idx].size);
+	}
+	ret = 0;
+out:
+	ft_advice_free(&c->adv);
+	ft_model_free(c->model);
+	c->model = NULL;
+	return ret;
+}
+
+/* ---- live runs ---- */
 
 static unsigned int rnd(unsigned int *s)
 {
@@ -304,327 +483,492 @@ static unsigned int rnd(unsigned int *s)
 	return (*s >> 16) & 0x7fff;
 }
 
-/* one measured (or warm-up) run at one size */
-static int run_one(struct tune_ctx *c, struct size_result *sr, int measured)
+static double now(void)
 {
-	struct ft_bench_result br;
-	struct ft_capture *cap = NULL;
-	struct ft_analysis a;
-	uint64_t lost = 0;
-	int ret;
+	struct timespec ts;
 
-	if (knob_write(c->knob, sr->size)) {
-		ft_err("cannot set %s to %u: %s", c->knob, sr->size,
-		       strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct size_result *res_find(struct tune_ctx *c, uint32_t size)
+{
+	int i;
+
+	for (i = 0; i < c->nres; i++)
+		if (c->res[i].size == size)
+			return &c->res[i];
+	return NULL;
+}
+
+/* may move the results: hold no pointer into them across a call */
+static struct size_result *res_get(struct tune_ctx *c, uint32_t size)
+{
+	struct size_result *r;
+	int i;
+
+	for (i = 0; i < c->nres; i++)
+		if (c->res[i].size == size)
+			return &c->res[i];
+	r = realloc(c->res, (c->nres + 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	c->res = r;
+	r = &c->res[c->nres++];
+	memset(r, 0, sizeof(*r));
+	r->size = size;
+	return r;
+}
+
+/*
+ * One run of COMMAND, draining the ring buffer while it runs; a signal
+ * to tune is passed on to it.  A pidfd wakes us the moment it exits, so
+ * the wall time is the command's, not our polling period's.
+ */
+static int run_command(struct tune_ctx *c, struct ft_capture *cap,
+		       double *wall)
+{
+	char *marker = ft_inst_file(&c->fi, "trace_marker");
+	int status = 0, pfd, forwarded = 0;
+	double t0 = now(), tkill = 0;
+	pid_t pid, w;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (marker)
+			setenv("FAULTTUNE_MARKER", marker, 1);
+		execvp(c->cmd[0], c->cmd);
+		ft_err("tune: cannot run %s: %s", c->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	tracefs_put_tracing_file(marker);
+	if (pid < 0) {
+		ft_err("fork: %s", strerror(errno));
 		return -1;
 	}
-	if (c->trace && measured) {
-		cap = ft_capture_start(&c->fi, c->tmpfile);
-		if (!cap || tracefs_trace_on(c->fi.inst))
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	for (;;) {
+		struct pollfd p = { .fd = pfd, .events = POLLIN };
+
+		if (cap && ft_capture_poll(cap) < 0) {
+			ft_err("tune: the recording failed: stopping %s (pid %d)",
+			       c->cmd[0], (int)pid);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			if (pfd >= 0)
+				close(pfd);
 			return -1;
-		ft_inst_marker(&c->fi, "faulttune: phase=tune size=%u", sr->size);
-	}
-	ret = ft_bench_run(&c->bench, c->threads, &br);
-	c->runs++;
-	if (cap) {
-		if (ft_capture_finish(cap, &lost))
-			return -1;
-	}
-	if (ret || ft_stop || !measured)
-		return ret;
-	ft_vec_push(&sr->tput, (uint64_t)(br.faults / br.wall * 1000.0));
-	sr->faults += br.faults;
-	if (cap) {
-		ft_analysis_init(&a);
-		if (ft_read_tracedat(c->tmpfile, &a) == 0) {
-			sr->traced = 1;
-			sr->acq += a.hall.acq;
-			sr->contended += a.hall.contended;
-			sr->collisions += a.hall.collisions;
-			sr->sharing += a.hall.sharing;
-			sr->coll_wait += a.hall.coll_wait;
-			sr->wait_total += a.hall.wait_total + a.call.wait_total;
-			sr->lost += lost + a.lost_events;
-			if (!a.nev[FT_LK_HUGETLB])
-				sr->contended += a.call.contended;
 		}
-		if (!c->have_ref && sr->size == c->saved && a.nholds) {
-			c->ref = a;	/* kept for the what-if replay */
-			c->have_ref = 1;
-			c->ref_thread_ns = br.wall * 1e9 * c->threads;
-			return 0;
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (ft_stop && !forwarded) {
+			kill(pid, ft_stop_sig ? ft_stop_sig : SIGTERM);
+			forwarded = 1;
+			tkill = now() + 5;
 		}
-		ft_analysis_free(&a);
+		if (forwarded && now() > tkill) {
+			kill(pid, SIGKILL);
+			tkill = now() + 1e9;
+		}
+		if (pfd >= 0)
+			poll(&p, 1, 50);
+		else
+			usleep(5000);
+	}
+	*wall = now() - t0;
+	if (pfd >= 0)
+		close(pfd);
+	if (ft_stop)
+		return 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (WIFEXITED(status))
+			ft_err("tune: %s exited with status %d; stopping",
+			       c->cmd[0], WEXITSTATUS(status));
+		else
+			ft_err("tune: %s was killed by signal %d; stopping",
+			       c->cmd[0], WTERMSIG(status));
+		return -1;
 	}
 	return 0;
 }
 
-static void summarize(struct size_result *sr)
+/* the run order, for the JSON (-S repeats it) */
+static int order_push(struct tune_ctx *c, uint32_t size)
 {
-	size_t n = sr->tput.n;
+	uint32_t *o = realloc(c->order, (c->norder + 1) * sizeof(*o));
 
-	ft_percentile(&sr->tput, 50);	/* sorts */
-	if (!n)
-		sr->tput_med = 0;
-	else if (n & 1)
-		sr->tput_med = sr->tput.v[n / 2] / 1000.0;
-	else
-		sr->tput_med = (sr->tput.v[n / 2 - 1] + sr->tput.v[n / 2]) / 2000.0;
-	sr->tput_min = ft_percentile(&sr->tput, 0) / 1000.0;
-	sr->tput_max = ft_percentile(&sr->tput, 100) / 1000.0;
+	if (!o)
+		return -1;
+	c->order = o;
+	c->order[c->norder++] = size;
+	return 0;
 }
 
-static void print_chart(struct tune_ctx *c, int best, int rec)
+/*
+ * One run at one size; measured runs are traced.  With model set, the
+ * run's holds go to the model (the probes).
+ */
+static int run_one(struct tune_ctx *c, uint32_t size, int measured,
+		   struct ft_model *model)
 {
-	double max = 0;
-	int i, j;
+	struct ft_bench_result br;
+	struct ft_capture *cap = NULL;
+	struct size_result *sr;
+	struct ft_analysis a;
+	uint64_t lost = 0;
+	double wall = 0;
+	size_t i;
+	int ret;
 
-	for (i = 0; i < c->nres; i++)
-		if (c->res[i].tput_max > max)
-			max = c->res[i].tput_max;
-	if (max <= 0)
-		return;
-	printf("\nmedian faults/wall-s by table size (# median, - up to the max run)\n");
-	for (i = 0; i < c->nres; i++) {
-		struct size_result *s = &c->res[i];
-		int len = (int)(s->tput_med * 50 / max + 0.5);
-		int lo = (int)(s->tput_min * 50 / max + 0.5);
-		int hi = (int)(s->tput_max * 50 / max + 0.5);
+	if (knob_write(c->knob, size)) {
+		ft_err("cannot set %s to %u: %s", c->knob, size, strerror(errno));
+		return -1;
+	}
+	if (measured) {
+		cap = ft_capture_start(&c->fi, c->tmpfile);
+		if (!cap || tracefs_trace_on(c->fi.inst))
+			return -1;
+		ft_inst_marker(&c->fi, "faulttune: phase=tune size=%u", size);
+	}
+	if (c->cmd) {
+		ret = run_command(c, cap, &wall);
+	} else {
+		ret = ft_bench_run(&c->bench, c->threads, &br);
+		wall = br.wall;
+	}
+	c->runs++;
+	if (cap && ft_capture_finish(cap, &lost))
+		return -1;
+	if (ret || ft_stop || !measured)
+		return ret;
+	sr = res_get(c, size);
+	if (!sr || order_push(c, size))
+		return -1;
+	if (sr->runs == sr->cap) {
+		int cap2 = sr->cap ? sr->cap * 2 : 8;
+		double *w = realloc(sr->wall, cap2 * sizeof(*w));
 
-		if (!s->tput.n) {
-			printf("%8u   (skipped by the what-if plan)\n", s->size);
-			continue;
+		if (!w)
+			return -1;
+		sr->wall = w;
+		sr->cap = cap2;
+	}
+	sr->wall[sr->runs++] = wall;
+	ft_analysis_init(&a);
+	if (ft_read_tracedat(c->tmpfile, &a) == 0) {
+		ft_analysis_finish(&a);
+		sr->acq += a.hall.acq;
+		sr->contended += a.hall.contended;
+		sr->collisions += a.hall.collisions;
+		sr->sharing += a.hall.sharing;
+		sr->coll_wait += a.hall.coll_wait;
+		sr->lost += lost + a.lost_events;
+		for (i = 0; i < a.nholds; i++)
+			sr->fault_ns += a.holds[i].rel_ts - a.holds[i].req_ts;
+		if (model && a.nholds && ft_model_add_run(model, a.holds, a.nholds)) {
+			ft_analysis_free(&a);
+			return -1;
 		}
-		printf("%8u %c ", s->size, i == rec ? '>' : ' ');
-		for (j = 0; j <= hi && j <= 50; j++)
-			putchar(j < len ? '#' : (j >= lo && j <= hi) ? '-' : ' ');
-		printf(" %.0f%s%s\n", s->tput_med, i == rec ? "  recommended" : "",
-		       i == best ? "  best" : "");
 	}
+	ft_analysis_free(&a);
+	return 0;
 }
 
-static void do_plot(struct tune_ctx *c, int rec)
+static void mean_sd(const double *x, int n, double *mean, double *sd)
 {
-	char dat[] = "/tmp/faulttune-tune-XXXXXX";
-	const char *ext = strrchr(c->plot, '.');
-	char cmd[4096];
-	FILE *f;
-	int fd, i;
+	double s = 0, s2 = 0;
+	int i;
 
-	if (system("command -v gnuplot >/dev/null 2>&1")) {
-		ft_err("--plot: gnuplot is not installed (apt-get install gnuplot-nox)");
+	*mean = *sd = 0;
+	if (!n)
 		return;
-	}
-	fd = mkstemp(dat);
-	if (fd < 0 || !(f = fdopen(fd, "w")))
-		return;
-	for (i = 0; i < c->nres; i++)
-		if (c->res[i].tput.n)
-			fprintf(f, "%u %f %f %f %llu\n", c->res[i].size,
-				c->res[i].tput_med, c->res[i].tput_min,
-				c->res[i].tput_max,
-				(unsigned long long)(c->res[i].faults ?
-				c->res[i].coll_wait / c->res[i].faults : 0));
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "gnuplot -e \"set terminal %s; set output '%s'; set logscale x 2; "
-		 "set xlabel 'num_fault_mutexes'; set ylabel 'faults/wall-s'; "
-		 "set y2label 'collision wait per fault (ns)'; set y2tics; "
-		 "set arrow from %u, graph 0 to %u, graph 1 nohead dt 2; "
-		 "plot '%s' using 1:2:3:4 with yerrorlines title 'median faults/s', "
-		 "'' using 1:5 axes x1y2 with linespoints title 'collision wait/fault'\"",
-		 ext && !strcmp(ext, ".png") ? "pngcairo" : "svg", c->plot,
-		 c->res[rec].size, c->res[rec].size, dat);
-	if (system(cmd))
-		ft_err("--plot: gnuplot failed");
-	unlink(dat);
-}
-
-/* predicted collisions of every size from the reference run's hashes */
-static void predict(struct tune_ctx *c)
-{
-	struct ft_whatif_row *w;
-	int n, i, j;
-
-	if (!c->have_ref)
-		return;
-	n = ft_whatif(&c->ref, c->res[c->nres - 1].size, &w);
 	for (i = 0; i < n; i++)
-		for (j = 0; j < c->nres; j++)
-			if (c->res[j].size == w[i].size) {
-				c->res[j].pred_coll = w[i].collisions;
-				c->res[j].pred_coll_wait = w[i].coll_wait_ns;
-				c->res[j].predicted = 1;
-			}
-	free(w);
+		s += x[i];
+	*mean = s / n;
+	for (i = 0; i < n; i++)
+		s2 += (x[i] - *mean) * (x[i] - *mean);
+	if (n > 1)
+		*sd = sqrt(s2 / (n - 1));
 }
+
+static double measured_pct(const struct size_result *r)
+{
+	return r && r->fault_ns > 0 ? 100.0 * r->coll_wait / r->fault_ns : 0;
+}
+
+/* the confirmation: recommended against current, in percent of current */
+struct confirm {
+	int have;
+	struct ft_ci ci;	/* in percent of the current mean wall */
+	char text[512];
+};
+
+static void confirm(struct tune_ctx *c, struct confirm *cf)
+{
+	const struct ft_model_row *rec, *cur;
+	struct size_result *rr, *rc;
+	double mc, sd;
+	int i;
+
+	memset(cf, 0, sizeof(*cf));
+	if (c->adv.pick.idx < 0) {
+		snprintf(cf->text, sizeof(cf->text), "nothing to confirm: no "
+			 "recommendation");
+		return;
+	}
+	rec = &c->adv.rows[c->adv.pick.idx];
+	rc = res_find(c, c->saved);
+	if (c->adv.pick.keep) {
+		snprintf(cf->text, sizeof(cf->text), "keep: the current size "
+			 "meets the target; measured collision wait at %u: "
+			 "%.2f%% of fault time over %d runs", c->saved,
+			 measured_pct(rc), rc ? rc->runs : 0);
+		return;
+	}
+	rr = res_find(c, rec->size);
+	cur = ft_advice_row(&c->adv, c->saved);
+	if (!rr || !rc || ft_ci95_diff(rc->wall, rc->runs, rr->wall, rr->runs,
+				       &cf->ci)) {
+		snprintf(cf->text, sizeof(cf->text), "not confirmed: fewer than "
+			 "2 runs at %u or at %u (--reps)", c->saved, rec->size);
+		return;
+	}
+	mean_sd(rc->wall, rc->runs, &mc, &sd);
+	if (mc <= 0)
+		return;
+	cf->have = 1;
+	cf->ci.diff *= 100 / mc;
+	cf->ci.lo *= 100 / mc;
+	cf->ci.hi *= 100 / mc;
+	i = snprintf(cf->text, sizeof(cf->text), "measured %u against %u: wall "
+		     "per run %+.1f%% (95%% CI %+.1f%% .. %+.1f%%, %d + %d runs "
+		     "interleaved); collision wait measured %.2f%% -> %.2f%% of "
+		     "fault time", rec->size, c->saved, cf->ci.diff, cf->ci.lo,
+		     cf->ci.hi, rr->runs, rc->runs, measured_pct(rc),
+		     measured_pct(rr));
+	if (cf->ci.lo <= 0 && cf->ci.hi >= 0)
+		snprintf(cf->text + i, sizeof(cf->text) - i, "\n  no gain is "
+			 "measurable here: the interval includes zero.  The "
+			 "predicted saving, %.2f%% of fault time, is smaller than "
+			 "what these runs resolve (+-%.1f%% of wall time); the "
+			 "recommendation stands on the collision wait, which the "
+			 "events measure directly",
+			 cur ? cur->coll_pct - rec->coll_pct : 0,
+			 (cf->ci.hi - cf->ci.lo) / 2);
+	else if (cf->ci.hi < 0)
+		snprintf(cf->text + i, sizeof(cf->text) - i, "\n  confirmed: "
+			 "the recommended size is measurably faster");
+	else
+		snprintf(cf->text + i, sizeof(cf->text) - i, "\n  the "
+			 "recommended size measured slower, which the model does "
+			 "not explain (a cost it does not see, or noise beyond "
+			 "the interval): check with --full and more --reps");
+}
+
+static void do_plot(struct tune_ctx *c, uint32_t rec);
 
 static void report(struct tune_ctx *c)
 {
-	int i, best = 0, rec = -1, prev, nmeas = 0;
-	double spread = 0, below = 0;
-	char b[32];
-	const char *conf;
+	struct confirm cf;
+	uint32_t rec = c->adv.pick.idx >= 0 ?
+		c->adv.rows[c->adv.pick.idx].size : c->saved;
+	int i, nmeas = 0;
 
-	predict(c);
+	confirm(c, &cf);
 	for (i = 0; i < c->nres; i++)
-		summarize(&c->res[i]);
-	while (best < c->nres - 1 && !c->res[best].tput.n)
-		best++;
-	for (i = 0; i < c->nres; i++)
-		if (c->res[i].tput.n && c->res[i].tput_med > c->res[best].tput_med)
-			best = i;
-	for (i = 0; i < c->nres && rec < 0; i++)
-		if (c->res[i].tput.n && c->res[i].tput_med >=
-		    c->res[best].tput_med * (1 - c->margin / 100.0))
-			rec = i;
-	if (rec < 0)
-		rec = best;
-	for (prev = rec - 1; prev >= 0 && !c->res[prev].tput.n; prev--)
-		;
-	/* run-to-run spread: median over sizes of (max - min) / median */
-	{
-		struct ft_vec sp = { 0 };
-
-		for (i = 0; i < c->nres; i++)
-			if (c->res[i].tput_med > 0)
-				ft_vec_push(&sp, (uint64_t)(1e4 *
-					(c->res[i].tput_max - c->res[i].tput_min) /
-					c->res[i].tput_med));
-		spread = ft_percentile(&sp, 50) / 100.0;
-		ft_vec_free(&sp);
-	}
-	for (i = 0; i < c->nres; i++)
-		nmeas += c->res[i].tput.n > 0;
-	if (prev >= 0)
-		below = 100.0 * (1 - c->res[prev].tput_med /
-				 c->res[rec].tput_med);
-	if (rec == 0)
-		conf = "the smallest size swept is already within the margin: "
-		       "this workload does not need a bigger table";
-	else if (prev < 0)
-		conf = "medium: the sizes below the recommended one were not "
-		       "measured, the what-if replay predicts they lose more "
-		       "than twice the margin";
-	else if (below > c->margin &&
-		 c->res[rec].tput_min > c->res[prev].tput_max)
-		conf = "high: every run at the recommended size beat every run "
-		       "at half of it, by more than the margin";
-	else
-		conf = "low: runs at the recommended size and at half of it "
-		       "overlap; use more --reps or a larger --size";
-	c->apply_value = c->res[rec].size;
-
+		nmeas += c->res[i].runs > 0;
+	c->apply_value = rec;
 	if (c->fmt == FT_FMT_JSON) {
 		printf("{\"knob\":");
 		ft_json_str(stdout, c->knob);
-		printf(",\"saved\":%u,\"threads\":%d,\"reps\":%d,\"warmup\":%d,"
-		       "\"seed\":%u,\"margin_pct\":%.2f,\"traced\":%s,"
-		       "\"mode\":\"%s\",\"runs\":%d,\"sizes_measured\":%d,"
-		       "\"wall_s\":%.3f,\"sizes\":[",
-		       c->saved, c->threads, c->reps, c->warmup, c->seed,
-		       c->margin, c->trace ? "true" : "false",
-		       c->full || !c->trace ? "full" : "what-if plan", c->runs,
-		       nmeas, c->wall_s);
-		for (i = 0; i < c->nres; i++) {
-			struct size_result *s = &c->res[i];
-
-			printf("%s{\"size\":%u,\"memory_bytes\":%llu,\"runs\":%zu,"
-			       "\"measured\":%s,"
-			       "\"faults_per_wall_s_median\":%.1f,\"min\":%.1f,"
-			       "\"max\":%.1f,\"acquisitions\":%llu,\"contended\":%llu,"
-			       "\"collisions\":%llu,\"sharing\":%llu,"
-			       "\"collision_wait_ns\":%llu,\"lost_events\":%llu,"
-			       "\"predicted_collisions\":%lld,"
-			       "\"predicted_collision_wait_ns\":%lld}",
-			       i ? "," : "", s->size,
-			       (unsigned long long)s->size * FT_MUTEX_BYTES,
-			       s->tput.n, s->tput.n ? "true" : "false", s->tput_med, s->tput_min, s->tput_max,
-			       (unsigned long long)s->acq,
-			       (unsigned long long)s->contended,
-			       (unsigned long long)s->collisions,
-			       (unsigned long long)s->sharing,
-			       (unsigned long long)s->coll_wait,
-			       (unsigned long long)s->lost,
-			       s->predicted ? (long long)s->pred_coll : -1LL,
-			       s->predicted ? (long long)s->pred_coll_wait : -1LL);
+		printf(",\"saved\":%u,\"workload\":", c->saved);
+		if (c->cmd) {
+			printf("\"command\",\"command\":[");
+			for (i = 0; c->cmd[i]; i++) {
+				if (i)
+					putchar(',');
+				ft_json_str(stdout, c->cmd[i]);
+			}
+			putchar(']');
+		} else {
+			printf("\"threads\",\"size_bytes\":%llu",
+			       (unsigned long long)c->bench.size);
 		}
-		printf("],\"best\":%u,\"recommended\":%u,\"spread_pct\":%.1f,"
-		       "\"confidence\":", c->res[best].size, c->res[rec].size, spread);
-		ft_json_str(stdout, conf);
-		printf(",\"boot_parameter\":\"hugetlb_fault_mutexes=%u\","
-		       "\"applied\":%s}\n", c->res[rec].size,
-		       c->apply ? "true" : "false");
+		printf(",\"threads\":%d,\"reps\":%d,\"warmup\":%d,\"probes\":%d,"
+		       "\"seed\":%u,\"target_pct\":%g,\"mode\":\"%s\",\"runs\":%d,"
+		       "\"sizes_measured\":%d,\"wall_s\":%.3f,\"model\":",
+		       c->threads, c->reps, c->warmup, c->probes, c->seed,
+		       c->target, c->full ? "full" : "model", c->runs, nmeas,
+		       c->wall_s);
+		ft_advice_json(stdout, &c->adv);
+		printf(",\"order\":[");
+		for (i = 0; i < c->norder; i++)
+			printf("%s%u", i ? "," : "", c->order[i]);
+		printf("],\"measured\":[");
+		for (i = 0; i < c->nres; i++) {
+			struct size_result *r = &c->res[i];
+			double m, sd;
+
+			mean_sd(r->wall, r->runs, &m, &sd);
+			printf("%s{\"size\":%u,\"runs\":%d,\"wall_mean_s\":%.6f,"
+			       "\"wall_sd_s\":%.6f,\"acquisitions\":%llu,"
+			       "\"contended\":%llu,\"collisions\":%llu,"
+			       "\"sharing\":%llu,\"collision_wait_ns\":%.0f,"
+			       "\"fault_ns\":%.0f,\"collision_pct\":%.4f,"
+			       "\"lost_events\":%llu}", i ? "," : "", r->size,
+			       r->runs, m, sd, (unsigned long long)r->acq,
+			       (unsigned long long)r->contended,
+			       (unsigned long long)r->collisions,
+			       (unsigned long long)r->sharing, r->coll_wait,
+			       r->fault_ns, measured_pct(r),
+			       (unsigned long long)r->lost);
+		}
+		printf("],\"recommended\":%u,\"keep\":%s,\"confirm\":{",
+		       rec, c->adv.pick.keep ? "true" : "false");
+		if (cf.have)
+			printf("\"diff_pct\":%.3f,\"ci_lo_pct\":%.3f,"
+			       "\"ci_hi_pct\":%.3f,\"measurable\":%s,", cf.ci.diff,
+			       cf.ci.lo, cf.ci.hi,
+			       cf.ci.lo > 0 || cf.ci.hi < 0 ? "true" : "false");
+		printf("\"statement\":");
+		ft_json_str(stdout, cf.text);
+		printf("},\"boot_parameter\":\"hugetlb_fault_mutexes=%u\","
+		       "\"applied\":%s}\n", rec, c->apply ? "true" : "false");
+		if (c->plot)
+			do_plot(c, rec);
 		return;
 	}
-	printf("\nfaulttune tune: workload threads, %d threads, %llu MB, %d runs "
-	       "per size + %d warm-up, seed %u\n", c->threads,
-	       (unsigned long long)(c->bench.size >> 20), c->reps, c->warmup,
-	       c->seed);
-	printf("%s: %d of %d sizes measured, %d runs, %.1f s\n",
-	       c->full || !c->trace ? "full sweep" : "what-if plan", nmeas,
-	       c->nres, c->runs, c->wall_s);
-	printf("%8s %9s %12s %12s %12s %9s %9s %9s %11s %8s %9s\n", "size",
-	       "memory", "faults/s", "min", "max", "vs best", "cont/run",
-	       "coll/run", "coll_wait/f", "lost", "pred/run");
-	for (i = 0; i < c->nres; i++) {
-		struct size_result *s = &c->res[i];
-
-		if (!s->tput.n) {
-			printf("%8u %8lluB %12s %12s %12s %9s %9s %9s %11s %8s", s->size,
-			       (unsigned long long)s->size * FT_MUTEX_BYTES,
-			       "skipped", "-", "-", "-", "-", "-", "-", "-");
-			if (s->predicted)
-				printf(" %9llu", (unsigned long long)s->pred_coll);
-			else
-				printf(" %9s", "-");
-			printf("\n");
-			continue;
-		}
-		printf("%8u %8lluB %12.0f %12.0f %12.0f %8.1f%% ", s->size,
-		       (unsigned long long)s->size * FT_MUTEX_BYTES, s->tput_med,
-		       s->tput_min, s->tput_max,
-		       100.0 * (s->tput_med / c->res[best].tput_med - 1));
-		if (s->traced)
-			printf("%9.1f %9.1f %11s %8llu",
-			       s->tput.n ? (double)s->contended / s->tput.n : 0.0,
-			       s->tput.n ? (double)s->collisions / s->tput.n : 0.0,
-			       ft_fmt_ns(s->faults ? s->coll_wait / s->faults : 0,
-					 b, sizeof(b)),
-			       (unsigned long long)s->lost);
-		else
-			printf("%9s %9s %11s %8s", "-", "-", "-", "-");
-		if (s->predicted)
-			printf(" %9llu", (unsigned long long)s->pred_coll);
-		else
-			printf(" %9s", "-");
-		printf("%s\n", i == rec ? "  <- recommended" : "");
+	printf("\nfaulttune tune: ");
+	if (c->cmd) {
+		printf("command");
+		for (i = 0; c->cmd[i]; i++)
+			printf(" %s", c->cmd[i]);
+	} else {
+		printf("workload threads, %d threads, %llu MB", c->threads,
+		       (unsigned long long)(c->bench.size >> 20));
 	}
-	print_chart(c, best, rec);
-	printf("\nbest median throughput at %u; recommended: %u, the smallest size "
-	       "within %.1f%% of it (memory %llu bytes, %+lld vs the current %u)\n",
-	       c->res[best].size, c->res[rec].size, c->margin,
-	       (unsigned long long)c->res[rec].size * FT_MUTEX_BYTES,
-	       ((long long)c->res[rec].size - c->saved) * FT_MUTEX_BYTES,
-	       c->saved);
-	printf("run-to-run spread %.1f%%; confidence %s\n", spread, conf);
-	if (c->have_ref)
-		printf("pred/run: collisions per run predicted by replaying the "
-		       "hashes of one run at the current size %u (what-if)\n",
-		       c->saved);
-	printf("boot parameter: hugetlb_fault_mutexes=%u\n", c->res[rec].size);
-	printf("now:            echo %u > %s\n", c->res[rec].size, c->knob);
+	printf("\nseed %u, %d runs per size (%d probes) + %d warm-up, %d runs, "
+	       "%.1f s\n", c->seed, c->reps, c->probes, c->warmup, c->runs,
+	       c->wall_s);
+	ft_advice_table(stdout, &c->adv);
+	printf("\nmeasured (interleaved in the seed's order)\n");
+	printf("%8s %5s %10s %8s %10s %10s %10s %8s\n", "size", "runs",
+	       "wall/run", "+-sd", "coll_wait", "contended", "collisions",
+	       "lost");
+	for (i = 0; i < c->nres; i++) {
+		struct size_result *r = &c->res[i];
+		double m, sd;
+
+		mean_sd(r->wall, r->runs, &m, &sd);
+		printf("%8u %5d %9.3fs %7.3fs %9.2f%% %10.1f %10.1f %8llu\n",
+		       r->size, r->runs, m, sd, measured_pct(r),
+		       r->runs ? (double)r->contended / r->runs : 0.0,
+		       r->runs ? (double)r->collisions / r->runs : 0.0,
+		       (unsigned long long)r->lost);
+	}
+	printf("coll_wait: measured collision wait, share of fault time; "
+	       "contended, collisions: per run\n\n");
+	ft_advice_line(stdout, &c->adv);
+	printf("confirmation: %s\n", cf.text);
+	printf("boot parameter: hugetlb_fault_mutexes=%u\n", rec);
+	printf("now:            echo %u > %s\n", rec, c->knob);
 	if (c->plot)
 		do_plot(c, rec);
+}
+
+/* the model's curve and the measured points, through plot.c's runner */
+static void do_plot(struct tune_ctx *c, uint32_t rec)
+{
+	static const char script[] =
+		"set logscale x 2\n"
+		"set xlabel 'num_fault_mutexes'\n"
+		"set ylabel 'collision wait, % of fault time'\n"
+		"plot ARG2 using 1:2 with linespoints title 'predicted (model)', "
+		"ARG2 using 1:($3 < 0 ? NaN : $3) with points pt 7 "
+		"title 'measured (events)', "
+		"ARG2 using 1:($4 ? $2 : NaN) with points pt 6 ps 2 "
+		"title 'recommended'\n";
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&data, &len);
+	int i;
+
+	if (!f) {
+		ft_err("--plot %s: out of memory", c->plot);
+		return;
+	}
+	for (i = 0; i < c->adv.n; i++) {
+		const struct ft_model_row *r = &c->adv.rows[i];
+		struct size_result *m = res_find(c, r->size);
+
+		fprintf(f, "%u %f %f %d\n", r->size, r->coll_pct,
+			m && m->runs ? measured_pct(m) : -1.0, r->size == rec);
+	}
+	if (fclose(f)) {
+		ft_err("--plot %s: out of memory", c->plot);
+		free(data);
+		return;
+	}
+	ft_plot(c->plot, script, data, len);
+	free(data);
+}
+
+/* runs of every measured size, interleaved round by round */
+static int measure(struct tune_ctx *c, const uint32_t *sizes, int n,
+		   int tty)
+{
+	int *order = calloc(n ? n : 1, sizeof(*order)), total = 0, done = 0;
+	int round, i, k;
+
+	if (!order)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct size_result *r = res_get(c, sizes[i]);
+
+		if (!r) {
+			free(order);
+			return -1;
+		}
+		total += c->reps > r->runs ? c->reps - r->runs : 0;
+	}
+	for (round = 0; round < c->reps && !ft_stop; round++) {
+		for (i = 0, k = 0; i < n; i++)
+			if (res_get(c, sizes[i])->runs <= round)
+				order[k++] = i;
+		for (i = k - 1; i > 0; i--) {
+			int j = rnd(&c->rng) % (i + 1), t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (i = 0; i < k && !ft_stop; i++) {
+			if (tty && c->fmt == FT_FMT_TEXT)
+				fprintf(stderr, "\r  run %d/%d: size %-8u", ++done,
+					total, sizes[order[i]]);
+			if (run_one(c, sizes[order[i]], 1, NULL)) {
+				free(order);
+				return -1;
+			}
+		}
+	}
+	free(order);
+	return 0;
 }
 
 int cmd_tune(int argc, char **argv)
 {
 	struct tune_ctx c;
-	int ret, i, r, n, nm, probe = -1, *order = NULL, exit_code = 1;
-	struct timespec t0, t1;
-	uint32_t size, maxs;
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct ft_advice_opts ao;
+	int ret, i, n, exit_code = 1;
+	uint32_t *sizes = NULL;
+	double t0;
 	const char *term = getenv("TERM");
 	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
 
@@ -632,8 +976,19 @@ int cmd_tune(int argc, char **argv)
 	ret = parse_tune(argc, argv, &c);
 	if (ret)
 		return ret < 0 ? 2 : 0;
+	if (c.nfrom) {
+		struct stat st;
+		double mb = 0;
+
+		/* the reader's time limit, as report's: 60 s + 1 s per MiB */
+		for (i = 0; i < c.nfrom; i++)
+			mb += stat(c.from[i], &st) ? 0 : st.st_size / 1048576.0;
+		return ft_isolate(from_child, &c, c.from[0], 60 + mb);
+	}
+	c.rng = c.seed;
 	if (geteuid()) {
-		ft_err("tune needs root (it writes %s)", c.knob);
+		ft_err("tune needs root (it writes %s); tune --from FILE needs "
+		       "none", c.knob);
 		return 1;
 	}
 	if (access(c.knob, F_OK)) {
@@ -660,138 +1015,82 @@ int cmd_tune(int argc, char **argv)
 	 * unmounted by an atexit handler, and handlers run in reverse, so
 	 * tune_restore must come later to run first.
 	 */
-	if (c.trace && ft_tracefs_check())
+	if (ft_tracefs_check())
 		return 1;
 	restore_ctx = &c;
 	atexit(tune_restore);
 	ft_install_signals();
 
-	if (ft_bench_check_pages(&c.bench, c.threads))
+	if (!c.cmd && ft_bench_check_pages(&c.bench, c.threads))
 		goto out;
-	if (c.trace) {
-		ft_cleanup_stale(0);
-		if (ft_inst_create(&c.fi, 0))
-			goto out;
-		c.have_inst = 1;
-		if (ft_inst_enable(&c.fi, c.fmt != FT_FMT_TEXT))
-			goto out;
-		snprintf(c.tmpfile, sizeof(c.tmpfile), "/tmp/faulttune-tune-%d.dat",
-			 getpid());
-	}
-
-	/* candidate sizes: powers of two from 1 to 4x the current size */
-	maxs = c.max_size;
-	if (!maxs) {
-		uint32_t def = 1;
-
-		while (def < 8 * (ncpu > 0 ? ncpu : 1))
-			def <<= 1;
-		maxs = 4 * (c.saved > def ? c.saved : def);
-		if (!ft_is_pow2(maxs)) {
-			maxs = 1;
-			while (maxs < 4 * c.saved)
-				maxs <<= 1;
-		}
-	}
-	for (size = 1, n = 0; size && size <= maxs; size <<= 1)
-		n++;
-	c.res = calloc(n, sizeof(*c.res));
-	order = calloc(n, sizeof(*order));
-	if (!c.res || !order)
+	ft_cleanup_stale(0);
+	if (ft_inst_create(&c.fi, 0))
 		goto out;
-	for (i = 0, size = 1; i < n; i++, size <<= 1)
-		c.res[i].size = size;
-	c.nres = n;
-
+	c.have_inst = 1;
+	if (ft_inst_enable(&c.fi, c.fmt != FT_FMT_TEXT))
+		goto out;
+	if (c.fi.evset != FT_EVS_FAULTTUNE) {
+		ft_err("tune: the kernel has no hugetlb fault mutex events (patch "
+		       "'mm/hugetlb: add trace events for the hugetlb fault "
+		       "mutexes'): the model needs them");
+		goto out;
+	}
+	snprintf(c.tmpfile, sizeof(c.tmpfile), "/tmp/faulttune-tune-%d.dat",
+		 getpid());
+	c.model = ft_model_new();
+	if (!c.model)
+		goto out;
 	if (c.fmt == FT_FMT_TEXT)
-		fprintf(stderr, "faulttune: %s %s over 1..%u (%d sizes x %d "
-			"runs, %d threads; current %u, restored at exit%s)\n",
-			c.full || !c.trace ? "sweeping" : "tuning", c.knob, maxs,
-			n, c.reps, c.threads, c.saved,
-			c.apply ? " unless --apply" : "");
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < c.warmup && !ft_stop; i++) {
-		struct size_result w = { .size = c.saved };
+		fprintf(stderr, "faulttune: tuning %s (current %u, restored at "
+			"exit%s), seed %u\n", c.knob, c.saved,
+			c.apply ? " unless --apply" : "", c.seed);
 
-		if (run_one(&c, &w, 0))
+	t0 = now();
+	for (i = 0; i < c.warmup && !ft_stop; i++)
+		if (run_one(&c, c.saved, 0, NULL))
 			goto out;
-	}
-	for (i = 0; i < n; i++)
-		c.res[i].measure = 1;
-	nm = n;
-	if (!c.full && c.trace && !ft_stop) {
-		/*
-		 * The plan: one traced run at the current size, replayed
-		 * through every size (what-if), tells which sizes cannot be
-		 * told apart from the largest (their predicted collision
-		 * wait is within half the margin of its) and which lose too
-		 * much to be recommended; only the sizes between are
-		 * measured, and the current size.  The probe counts as a run
-		 * of the current size.
-		 */
-		struct size_result tmp = { .size = c.saved };
-		struct ft_whatif_row *w = NULL;
-		int *plan = calloc(n, sizeof(*plan)), np;
-
-		for (i = 0; i < n; i++)
-			if (c.res[i].size == c.saved)
-				probe = i;
-		if (!plan || run_one(&c, probe >= 0 ? &c.res[probe] : &tmp, 1)) {
-			free(plan);
-			ft_vec_free(&tmp.tput);
+	/* the probes: what the model learns the workload's faults from */
+	for (i = 0; i < c.probes && !ft_stop; i++)
+		if (run_one(&c, c.saved, 1, c.model))
+			goto out;
+	if (!ft_stop) {
+		memset(&ao, 0, sizeof(ao));
+		ao.current = c.saved;
+		ao.target_pct = c.target;
+		ao.threads = model_threads(&c);
+		ao.max_size = c.max_size;
+		if (!ft_model_nholds(c.model)) {
+			ft_err("tune: no completed hugetlb fault mutex holds in %d "
+			       "probe run%s: %s does not fault hugetlb pages?",
+			       c.probes, c.probes > 1 ? "s" : "",
+			       c.cmd ? c.cmd[0] : "the workload");
 			goto out;
 		}
-		ft_vec_free(&tmp.tput);
-		np = c.have_ref ? ft_whatif(&c.ref, maxs, &w) : -1;
-		if (np == n && ft_tune_plan(w, n, c.ref_thread_ns, c.margin,
-					    plan) >= 2) {
-			for (i = 0, nm = 0; i < n; i++) {
-				c.res[i].measure = plan[i];
-				nm += plan[i];
-			}
-		}
-		/*
-		 * The current size is always measured: a recommendation to
-		 * change the table must be weighed against the table the
-		 * machine has now, not only against a prediction of it.
-		 */
-		if (probe >= 0 && !c.res[probe].measure) {
-			c.res[probe].measure = 1;
-			nm++;
-		}
-		free(w);
-		free(plan);
+		if (ft_advise(c.model, &ao, &c.adv))
+			goto out;
+		c.have_adv = 1;
+		sizes = calloc(c.adv.n + 1, sizeof(*sizes));
+		if (!sizes)
+			goto out;
+		n = 0;
+		sizes[n++] = c.saved;
+		for (i = 0; i < c.adv.n; i++)
+			if (c.adv.rows[i].size != c.saved &&
+			    (c.full || i == c.adv.pick.idx))
+				sizes[n++] = c.adv.rows[i].size;
 		if (c.fmt == FT_FMT_TEXT) {
-			fprintf(stderr, "faulttune: what-if plan from one run at %u: "
-				"measuring", c.saved);
+			fprintf(stderr, "faulttune: the model (%zu holds) recommends "
+				"%s%u; measuring", ft_model_nholds(c.model),
+				c.adv.pick.keep ? "keep " : "",
+				c.adv.rows[c.adv.pick.idx].size);
 			for (i = 0; i < n; i++)
-				if (c.res[i].measure)
-					fprintf(stderr, " %u", c.res[i].size);
-			fprintf(stderr, " (%d of %d sizes; --full for all)\n", nm, n);
+				fprintf(stderr, " %u", sizes[i]);
+			fprintf(stderr, " x %d runs\n", c.reps);
 		}
+		if (measure(&c, sizes, n, tty))
+			goto out;
 	}
-	for (r = 0; r < c.reps && !ft_stop; r++) {
-		int k = 0;
-
-		for (i = 0; i < n; i++)
-			if (c.res[i].measure && !(r == 0 && i == probe))
-				order[k++] = i;
-		for (i = k - 1; i > 0; i--) {
-			int j = rnd(&c.seed) % (i + 1), t = order[i];
-
-			order[i] = order[j];
-			order[j] = t;
-		}
-		for (i = 0; i < k && !ft_stop; i++) {
-			if (tty && c.fmt == FT_FMT_TEXT)
-				fprintf(stderr, "\r  run %d/%d: size %-8u", c.runs + 1,
-					nm * c.reps + c.warmup, c.res[order[i]].size);
-			if (run_one(&c, &c.res[order[i]], 1))
-				goto out;
-		}
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	c.wall_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	c.wall_s = now() - t0;
 	if (tty && c.fmt == FT_FMT_TEXT)
 		fprintf(stderr, "\r%40s\r", "");
 	if (ft_stop) {
@@ -807,11 +1106,13 @@ out:
 	if (exit_code)
 		c.apply = 0;
 	tune_restore();
-	if (c.have_ref)
-		ft_analysis_free(&c.ref);
+	if (c.have_adv)
+		ft_advice_free(&c.adv);
+	ft_model_free(c.model);
 	for (i = 0; c.res && i < c.nres; i++)
-		ft_vec_free(&c.res[i].tput);
+		free(c.res[i].wall);
 	free(c.res);
-	free(order);
+	free(c.order);
+	free(sizes);
 	return exit_code;
 }

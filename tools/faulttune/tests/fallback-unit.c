@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "faulttune.h"
+#include "model.h"
 
 static int passed, failed;
 

@@ -192,37 +192,6 @@ static void test_hist(void)
 	ft_hist_free(&h);
 }
 
-/* tune's plan from what-if rows */
-static void test_tune_plan(void)
-{
-	struct ft_whatif_row w[8];
-	int m[8], i;
-	/* collision wait per size, thread time 1e9 ns, margin 2%:
-	 * loss 50%, 30%, 10%, 3%, 1.2%, 0.5%, 0.4%, 0.4% */
-	static const double loss[8] = { .5, .3, .1, .03, .012, .005, .004, .004 };
-
-	memset(w, 0, sizeof(w));
-	for (i = 0; i < 8; i++) {
-		w[i].size = 1u << i;
-		w[i].coll_wait_ns = (uint64_t)(loss[i] * 1e9);
-	}
-	/* s0 = 16 (1.2% - 0.4% <= 1%), measure 8, 16, 32; 4 loses 9.6% > 4% */
-	EQ(ft_tune_plan(w, 8, 1e9, 2.0, m), 3);
-	for (i = 0; i < 8; i++)
-		EQ(m[i], i >= 3 && i <= 5);
-	/* margin 5%: s0 = 16 (8: 3% - 0.4% = 2.6% > 2.5%);
-	 * below it sizes losing <= 10% more than the floor: 4 (9.6%) */
-	EQ(ft_tune_plan(w, 8, 1e9, 5.0, m), 4);
-	for (i = 0; i < 8; i++)
-		EQ(m[i], i >= 2 && i <= 5);
-	/* no collisions anywhere: size 1 and 2 */
-	memset(w, 0, sizeof(w));
-	EQ(ft_tune_plan(w, 8, 1e9, 2.0, m), 2);
-	EQ(m[0] + m[1], 2);
-	/* unknown thread time: everything */
-	EQ(ft_tune_plan(w, 8, 0, 2.0, m), 8);
-}
-
 /* resize cost: acquisitions whose wait overlaps a resize */
 static void test_resize_cost(void)
 {
@@ -1480,7 +1449,6 @@ int main(void)
 	test_percentiles();
 	test_percentiles_big();
 	test_hist();
-	test_tune_plan();
 	test_resize_cost();
 	test_pairing();
 	test_classification();

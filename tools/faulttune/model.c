@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * faulttune contention model.
+ *
+ * Input: the completed holds of the hugetlb fault mutexes of one or more
+ * recorded runs (request, acquire and release time, key, task).  Output:
+ * for a table of N buckets, the collision wait to expect, as a share of
+ * the time the faults spend from request to release.
+ *
+ * Expected, not replayed.  The hash is jhash2 of the address_space's
+ * kernel address and the index: a new draw whenever the file is created
+ * again (every run of a workload that maps a fresh memfd, every restart of
+ * a database, every boot).  A table size set at boot serves all of those
+ * draws, so the model averages over draws of a uniform hash instead of
+ * replaying the one the recording happened to get: one probe of 32 holds
+ * said "no collision at 128" where measured runs had five.  What is stable
+ * from run to run is the overlap structure (who holds while whom waits);
+ * that is what the model keeps from the recording.  Two holds of one key
+ * share their bucket in every draw: that wait is true sharing, reported
+ * apart, and no size removes it.
+ *
+ * Queueing feedback.  Each task's holds are laid on a contention-free
+ * time line: the recorded waits are taken out (a task that waited 1 ms
+ * would have asked for its next page 1 ms earlier), the hold times are
+ * kept.  For each draw the streams are then run through N FIFO mutexes in
+ * request order: a hold starts when the bucket's previous holder releases,
+ * and a task's wait delays its later requests.  So a third fault that
+ * queues behind a second that queued behind a first waits for both, which
+ * the pairwise 1/N estimate (sum over overlapping pairs of the remaining
+ * hold / N) misses, and which is what makes one mutex so much worse than
+ * 1/N would say.
+ *
+ * Draws use common random numbers: a key's 64-bit draw is masked to each
+ * size, so two keys that do not collide at N do not collide at 2N either
+ * and the predicted curve is monotonic draw by draw.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+
+struct stream_hold {
+	uint64_t req0;		/* contention-free request time, ns */
+	uint64_t svc;		/* hold time, acquire to release */
+	uint32_t key;		/* dense key id within the run */
+};
+
+struct run {
+	struct stream_hold *h;	/* grouped by stream, each in request order */
+	size_t n;
+	uint32_t *first;	/* stream s: h[first[s] .. first[s + 1]) */
+	int nstreams;
+	int inflight;		/* most holds in flight at once: concurrency */
+	uint32_t nkeys;
+};
+
+struct ft_model {
+	struct run *runs;
+	int nruns;
+	size_t nholds;
+	int max_streams;
+};
+
+struct ft_model *ft_model_new(void)
+{
+	return calloc(1, sizeof(struct ft_model));
+}
+
+void ft_model_free(struct ft_model *m)
+{
+	int i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nruns; i++) {
+		free(m->runs[i].h);
+		free(m->runs[i].first);
+	}
+	free(m->runs);
+	free(m);
+}
+
+size_t ft_model_nholds(const struct ft_model *m)
+{
+	return m->nholds;
+}
+
+int ft_model_nruns(const struct ft_model *m)
+{
+	return m->nruns;
+}
+
+int ft_model_streams(const struct ft_model *m)
+{
+	return m->max_streams;
+}
+
+int ft_model_concurrency(const struct ft_model *m)
+{
+	int i, c = 0;
+
+	for (i = 0; i < m->nruns; i++)
+		if (m->runs[i].inflight > c)
+			c = m->runs[i].inflight;
+	return c;
+}
+
+struct tagged {
+	const struct ft_hold *h;
+	uint32_t stream, key;
+};
+
+static int cmp_tagged(const void *x, const void *y)
+{
+	const struct tagged *a = x, *b = y;
+
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	if (a->h->req_ts != b->h->req_ts)
+		return a->h->req_ts < b->h->req_ts ? -1 : 1;
+	return (a->h->acq_ts > b->h->acq_ts) - (a->h->acq_ts < b->h->acq_ts);
+}
+
+/* dense ids for a u64 key, in order of first appearance (deterministic) */
+static uint32_t dense_id(struct ft_map *map, uint64_t key, uint32_t *next)
+{
+	void **slot = ft_map_get(map, key, 1);
+
+	if (!slot)
+		return UINT32_MAX;
+	if (!*slot)
+		*slot = (void *)(uintptr_t)++*next;	/* non-NULL: id + 1 */
+	return (uint32_t)(uintptr_t)*slot - 1;
+}
+
+/* dense ids for (mapping, index) keys, in order of first appearance */
+struct keyset {
+	struct ft_map map;	/* folded key -> id + 1 */
+	uint64_t *mapping, *index;
+	uint32_t n, cap;
+};
+
+static uint32_t key_id(struct keyset *ks, uint64_t mapping, uint64_t index)
+{
+	/* mapping addresses are aligned: fold the index in above them */
+	uint64_t k = mapping ^ (index * 0x9e3779b97f4a7c15ULL);
+
+	for (;;) {
+		void **slot = ft_map_get(&ks->map, k, 1);
+		uint32_t id;
+
+		if (!slot)
+			return UINT32_MAX;
+		if (!*slot)
+			break;
+		id = (uint32_t)(uintptr_t)*slot - 1;
+		if (ks->mapping[id] == mapping && ks->index[id] == index)
+			return id;
+		k = k * 0xd6e8feb86659fd93ULL + 1;	/* two keys folded: next */
+	}
+	if (ks->n == ks->cap) {
+		uint32_t cap = ks->cap ? ks->cap * 2 : 256;
+		uint64_t *m = realloc(ks->mapping, cap * sizeof(*m));
+		uint64_t *i = m ? realloc(ks->index, cap * sizeof(*i)) : NULL;
+
+		if (m)
+			ks->mapping = m;
+		if (!i)
+			return UINT32_MAX;
+		ks->index = i;
+		ks->cap = cap;
+	}
+	ks->mapping[ks->n] = mapping;
+	ks->index[ks->n] = index;
+	*ft_map_get(&ks->map, k, 1) = (void *)(uintptr_t)(ks->n + 1);
+	return ks->n++;
+}
+
+/*
+ * Tasks that never overlap in time are one stream of faults: a shell loop
+ * that runs one process after another, the second repetition of a
+ * workload's threads after the first.  Packing the tasks into the fewest
+ * lanes (interval partitioning: each task, by start, into the first lane
+ * free by then) gives the streams that really ran side by side, which is
+ * what --threads multiplies and what the queueing feedback runs along.
+ * On entry t[].stream is the task; on return the lane.
+ */
+static const uint64_t *lane_first;	/* qsort's context */
+
+static int cmp_task_start(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (lane_first[a] != lane_first[b])
+		return lane_first[a] < lane_first[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static int tasks_to_lanes(struct tagged *t, size_t n, uint32_t *nstreams)
+{
+	uint32_t ntasks = *nstreams, nlanes = 0, i, *order = NULL, *lane = NULL;
+	uint64_t *first = NULL, *last = NULL, *lane_end = NULL;
+	size_t k;
+	int ret = -1;
+
+	first = malloc((ntasks + 1) * sizeof(*first));
+	last = calloc(ntasks + 1, sizeof(*last));
+	order = malloc((ntasks + 1) * sizeof(*order));
+	lane = malloc((ntasks + 1) * sizeof(*lane));
+	lane_end = malloc((ntasks + 1) * sizeof(*lane_end));
+	if (!first || !last || !order || !lane || !lane_end)
+		goto out;
+	for (i = 0; i < ntasks; i++) {
+		first[i] = UINT64_MAX;
+		order[i] = i;
+	}
+	for (k = 0; k < n; k++) {
+		uint32_t s = t[k].stream;
+
+		if (t[k].h->req_ts < first[s])
+			first[s] = t[k].h->req_ts;
+		if (t[k].h->rel_ts > last[s])
+			last[s] = t[k].h->rel_ts;
+	}
+	/* by first request, ties by task id: a total order */
+	lane_first = first;
+	qsort(order, ntasks, sizeof(*order), cmp_task_start);
+	for (i = 0; i < ntasks; i++) {
+		uint32_t x = order[i], l;
+
+		for (l = 0; l < nlanes; l++)
+			if (lane_end[l] <= first[x])
+				break;
+		if (l == nlanes)
+			nlanes++;
+		lane[x] = l;
+		lane_end[l] = last[x];
+	}
+	for (k = 0; k < n; k++)
+		t[k].stream = lane[t[k].stream];
+	*nstreams = nlanes;
+	ret = 0;
+out:
+	free(first);
+	free(last);
+	free(order);
+	free(lane);
+	free(lane_end);
+	return ret;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * The run's concurrency: the most holds in flight (request to release)
+ * at once.  A task has one fault in flight at a time, so this is how
+ * many faulting threads really ran side by side, whatever the number of
+ * tasks (a main thread that truncates between repetitions is a task,
+ * not a faulting thread more).  Ends sort before starts at equal times.
+ */
+static int max_inflight(const struct ft_hold *h, size_t n)
+{
+	uint64_t *ev = malloc((2 * n + 1) * sizeof(*ev));
+	int cur = 0, best = n ? 1 : 0;
+	size_t i;
+
+	if (!ev)
+		return best;
+	for (i = 0; i < n; i++) {
+		uint64_t rel = h[i].rel_ts > h[i].req_ts ? h[i].rel_ts : h[i].req_ts;
+
+		ev[2 * i] = h[i].req_ts << 1 | 1;	/* start */
+		ev[2 * i + 1] = rel << 1;		/* end */
+	}
+	qsort(ev, 2 * n, sizeof(*ev), cmp_u64);
+	for (i = 0; i < 2 * n; i++) {
+		cur += (ev[i] & 1) ? 1 : -1;
+		if (cur > best)
+			best = cur;
+	}
+	free(ev);
+	return best;
+}
+
+int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
+{
+	struct ft_map streams = { 0 };
+	struct keyset keys = { 0 };
+	struct tagged *t = NULL;
+	struct run r = { 0 }, *runs;
+	uint32_t nstreams = 0, nkeys = 0, s;
+	uint64_t waited = 0;
+	size_t i;
+	int ret = -1;
+
+	t = malloc((n ? n : 1) * sizeof(*t));
+	r.h = malloc((n ? n : 1) * sizeof(*r.h));
+	if (!t || !r.h)
+		goto out;
+	for (i = 0; i < n; i++) {
+		t[i].h = &h[i];
+		t[i].stream = dense_id(&streams, (uint32_t)h[i].pid, &nstreams);
+		t[i].key = key_id(&keys, h[i].mapping, h[i].index);
+		if (t[i].stream == UINT32_MAX || t[i].key == UINT32_MAX)
+			goto out;
+	}
+	nkeys = keys.n;
+	if (tasks_to_lanes(t, n, &nstreams))
+		goto out;
+	qsort(t, n, sizeof(*t), cmp_tagged);
+	r.first = calloc(nstreams + 1, sizeof(*r.first));
+	if (!r.first)
+		goto out;
+	for (i = 0, s = UINT32_MAX; i < n; i++) {
+		const struct ft_hold *x = t[i].h;
+		uint64_t acq = x->acq_ts > x->req_ts ? x->acq_ts : x->req_ts;
+		uint64_t rel = x->rel_ts > acq ? x->rel_ts : acq;
+
+		if (t[i].stream != s) {
+			s = t[i].stream;
+			r.first[s] = (uint32_t)i;
+			waited = 0;
+		}
+		/* the recorded waits of this task so far come off its time line */
+		r.h[i].req0 = x->req_ts - (waited < x->req_ts ? waited : 0);
+		r.h[i].svc = rel - acq;
+		r.h[i].key = t[i].key;
+		waited += acq - x->req_ts;
+	}
+	r.first[nstreams] = (uint32_t)n;
+	r.n = n;
+	r.nstreams = (int)nstreams;
+	r.nkeys = nkeys;
+	r.inflight = max_inflight(h, n);
+	runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs));
+	if (!runs)
+		goto out;
+	m->runs = runs;
+	m->runs[m->nruns++] = r;
+	m->nholds += n;
+	if ((int)nstreams > m->max_streams)
+		m->max_streams = (int)nstreams;
+	r.h = NULL;
+	r.first = NULL;
+	ret = 0;
+out:
+	ft_map_free(&streams, NULL);
+	ft_map_free(&keys.map, NULL);
+	free(keys.mapping);
+	free(keys.index);
+	free(t);
+	free(r.h);
+	free(r.first);
+	return ret;
+}
+
+/* ---- simulation ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/* min-heap of streams by their next request time */
+struct heap {
+	uint64_t *t;
+	uint32_t *s;
+	int n;
+};
+
+static void heap_push(struct heap *hp, uint64_t t, uint32_t s)
+{
+	int i = hp->n++;
+
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		/* ties by stream id: the order must not depend on the heap */
+		if (hp->t[p] < t || (hp->t[p] == t && hp->s[p] < s))
+			break;
+		hp->t[i] = hp->t[p];
+		hp->s[i] = hp->s[p];
+		i = p;
+	}
+	hp->t[i] = t;
+	hp->s[i] = s;
+}
+
+static void heap_pop(struct heap *hp, uint64_t *t, uint32_t *s)
+{
+	uint64_t lt;
+	uint32_t ls;
+	int i = 0;
+
+	*t = hp->t[0];
+	*s = hp->s[0];
+	lt = hp->t[--hp->n];
+	ls = hp->s[hp->n];
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= hp->n)
+			break;
+		if (c + 1 < hp->n && (hp->t[c + 1] < hp->t[c] ||
+		    (hp->t[c + 1] == hp->t[c] && hp->s[c + 1] < hp->s[c])))
+			c++;
+		if (lt < hp->t[c] || (lt == hp->t[c] && ls < hp->s[c]))
+			break;
+		hp->t[i] = hp->t[c];
+		hp->s[i] = hp->s[c];
+		i = c;
+	}
+	hp->t[i] = lt;
+	hp->s[i] = ls;
+}
+
+struct sim {
+	uint64_t *free_at;	/* per bucket: release time of its last holder */
+	uint64_t *last_key;	/* per bucket: that holder's key + 1 (0: none) */
+	uint32_t *pos;		/* per stream: next hold */
+	uint64_t *delay;	/* per stream: simulated wait so far */
+	struct heap hp;
+};
+
+struct sim_out {
+	double coll, coll_wait, share_wait, fault, span;
+};
+
+/*
+ * Copies of a run that --threads T asks for: T over the run's
+ * concurrency, rounded, at least one.
+ */
+static int copies(const struct run *r, int threads)
+{
+	int k;
+
+	if (!threads || r->inflight < 1)
+		return 1;
+	k = (threads + r->inflight / 2) / r->inflight;
+	return k < 1 ? 1 : k;
+}
+
+/*
+ * One draw through one run: the streams are the recorded lanes, or with
+ * threads = T, copies() copies of all of them, each copy with keys of
+ * its own: the same workload started again on another file, as
+ * parallel_fault starts one thread per CPU.
+ */
+static void simulate(const struct run *r, int threads, uint32_t size,
+		     uint64_t draw, struct sim *sm, struct sim_out *out)
+{
+	int nstreams = copies(r, threads) * r->nstreams, j;
+	uint32_t mask = size - 1;
+	uint64_t first = UINT64_MAX, last = 0;
+
+	if (!r->nstreams)
+		return;
+	memset(sm->free_at, 0, (size_t)size * sizeof(*sm->free_at));
+	memset(sm->last_key, 0, (size_t)size * sizeof(*sm->last_key));
+	sm->hp.n = 0;
+	for (j = 0; j < nstreams; j++) {
+		uint32_t src = j % r->nstreams;
+
+		sm->pos[j] = r->first[src];
+		sm->delay[j] = 0;
+		if (sm->pos[j] < r->first[src + 1])
+			heap_push(&sm->hp, r->h[sm->pos[j]].req0, j);
+	}
+	while (sm->hp.n) {
+		const struct stream_hold *x;
+		uint64_t t, start, wait, key;
+		uint32_t j2, src, b, copy;
+
+		heap_pop(&sm->hp, &t, &j2);
+		if (t < first)
+			first = t;
+		src = j2 % r->nstreams;
+		copy = j2 / r->nstreams;
+		x = &r->h[sm->pos[j2]];
+		key = (uint64_t)copy * r->nkeys + x->key;
+		b = (uint32_t)mix64(draw ^ (key * 0xd1b54a32d192ed03ULL)) & mask;
+		start = sm->free_at[b] > t ? sm->free_at[b] : t;
+		wait = start - t;
+		if (wait) {
+			if (sm->last_key[b] == key + 1) {
+				out->share_wait += wait;
+			} else {
+				out->coll += 1;
+				out->coll_wait += wait;
+			}
+		}
+		out->fault += wait + x->svc;
+		sm->free_at[b] = start + x->svc;
+		if (start + x->svc > last)
+			last = start + x->svc;
+		sm->last_key[b] = key + 1;
+		sm->delay[j2] += wait;
+		if (++sm->pos[j2] < r->first[src + 1])
+			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
+				  j2);
+	}
+	if (last > first)
+		out->span += last - first;
+}
+
+/*
+ * Enough draws that the mean is steady, few enough that a million-event
+ * recording (a third of a million holds) stays well under a second over
+ * a dozen sizes: about 2 million simulated holds per size.
+ */
+static int auto_draws(const struct ft_model *m, int threads)
+{
+	double work = 0;
+	int i, d;
+
+	for (i = 0; i < m->nruns; i++) {
+		const struct run *r = &m->runs[i];
+
+		work += (double)r->n * copies(r, threads);
+	}
+	if (work < 1)
+		return 1;
+	d = (int)(2e6 / work);
+	return d < 4 ? 4 : d > 256 ? 256 : d;
+}
+
+int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
+		     uint32_t size, struct ft_model_row *row)
+{
+	struct sim sm = { 0 };
+	double sum = 0, sum2 = 0;
+	int draws, d, i, maxs = 0, ret = -1;
+
+	memset(row, 0, sizeof(*row));
+	row->size = size;
+	if (!size || !ft_is_pow2(size) || size > FT_MODEL_MAX_SIZE ||
+	    o->threads < 0 || o->only_run < 0 || o->only_run > m->nruns)
+		return -1;
+	draws = o->draws > 0 ? o->draws : auto_draws(m, o->threads);
+	row->draws = draws;
+	for (i = 0; i < m->nruns; i++) {
+		int ns = copies(&m->runs[i], o->threads) * m->runs[i].nstreams;
+
+		if (ns > maxs)
+			maxs = ns;
+	}
+	sm.free_at = malloc((size_t)size * sizeof(*sm.free_at));
+	sm.last_key = malloc((size_t)size * sizeof(*sm.last_key));
+	sm.pos = malloc((maxs + 1) * sizeof(*sm.pos));
+	sm.delay = malloc((maxs + 1) * sizeof(*sm.delay));
+	sm.hp.t = malloc((maxs + 1) * sizeof(*sm.hp.t));
+	sm.hp.s = malloc((maxs + 1) * sizeof(*sm.hp.s));
+	if (!sm.free_at || !sm.last_key || !sm.pos || !sm.delay ||
+	    !sm.hp.t || !sm.hp.s)
+		goto out;
+	for (d = 0; d < draws; d++) {
+		struct sim_out so = { 0 };
+		uint64_t draw = mix64(o->seed + (uint64_t)d * 0x9e3779b97f4a7c15ULL);
+
+		for (i = 0; i < m->nruns; i++)
+			if (!o->only_run || o->only_run == i + 1)
+				simulate(&m->runs[i], o->threads, size, draw, &sm,
+					 &so);
+		row->collisions += so.coll;
+		row->coll_wait_ns += so.coll_wait;
+		row->share_wait_ns += so.share_wait;
+		row->fault_ns += so.fault;
+		row->span_ns += so.span;
+		if (so.fault > 0) {
+			double p = 100.0 * so.coll_wait / so.fault;
+
+			sum += p;
+			sum2 += p * p;
+		}
+	}
+	row->collisions /= draws;
+	row->coll_wait_ns /= draws;
+	row->share_wait_ns /= draws;
+	row->fault_ns /= draws;
+	row->span_ns /= draws;
+	if (row->fault_ns > 0) {
+		row->coll_pct = 100.0 * row->coll_wait_ns / row->fault_ns;
+		row->share_pct = 100.0 * row->share_wait_ns / row->fault_ns;
+	}
+	if (draws > 1) {
+		double var = (sum2 - sum * sum / draws) / (draws - 1);
+
+		row->coll_pct_sd = var > 0 ? sqrt(var) : 0;
+	}
+	ret = 0;
+out:
+	free(sm.free_at);
+	free(sm.last_key);
+	free(sm.pos);
+	free(sm.delay);
+	free(sm.hp.t);
+	free(sm.hp.s);
+	return ret;
+}
+
+/*
+ * The prediction's standard error over the runs: each run predicted on
+ * its own; their spread is how much the overlap structure, and so the
+ * answer, moves from one run of the workload to the next.
+ */
+int ft_model_predict_se(const struct ft_model *m, const struct ft_model_opts *o,
+			uint32_t size, struct ft_model_row *row)
+{
+	struct ft_model_opts one = *o;
+	struct ft_model_row r;
+	double s = 0, s2 = 0, var;
+	int i, n = m->nruns;
+
+	if (ft_model_predict(m, o, size, row))
+		return -1;
+	if (n < 2)
+		return 0;
+	for (i = 0; i < n; i++) {
+		one.only_run = i + 1;
+		if (ft_model_predict(m, &one, size, &r))
+			return -1;
+		s += r.coll_pct;
+		s2 += r.coll_pct * r.coll_pct;
+	}
+	var = (s2 - s * s / n) / (n - 1);
+	row->coll_pct_se = var > 0 ? sqrt(var / n) : 0;
+	return 0;
+}
+
+/* ---- the rule ---- */
+
+static int meets(const struct ft_model_row *r, double target_pct)
+{
+	return r->coll_pct - r->coll_pct_se <= target_pct;
+}
+
+void ft_model_pick(const struct ft_model_row *rows, int n, uint32_t current,
+		   double target_pct, struct ft_pick *p)
+{
+	int i;
+
+	p->idx = -1;
+	p->keep = 0;
+	p->met = 0;
+	if (n <= 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (rows[i].size == current && meets(&rows[i], target_pct)) {
+			p->idx = i;
+			p->keep = 1;
+			p->met = 1;
+			return;
+		}
+	for (i = 0; i < n; i++)
+		if (meets(&rows[i], target_pct)) {
+			p->idx = i;
+			p->met = 1;
+			return;
+		}
+	/* nothing within the candidates meets it: the largest comes closest */
+	p->idx = n - 1;
+	p->keep = rows[n - 1].size == current;
+}
+
+/* ---- confidence interval ---- */
+
+double ft_t975(double df)
+{
+	/* two-sided 95% quantiles of Student's t */
+	static const double t[] = {
+		0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110,
+		2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+		2.052, 2.048, 2.045, 2.042,
+	};
+	int k = (int)floor(df);	/* fewer degrees of freedom: wider, safe */
+
+	if (k < 1)
+		return INFINITY;
+	if (k <= 30)
+		return t[k];
+	if (k < 40)
+		return 2.042;
+	if (k < 60)
+		return 2.021;
+	if (k < 120)
+		return 2.000;
+	return 1.980;
+}
+
+static void mean_var(const double *x, int n, double *mean, double *var)
+{
+	double s = 0, s2 = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += x[i];
+	*mean = s / n;
+	for (i = 0; i < n; i++)
+		s2 += (x[i] - *mean) * (x[i] - *mean);
+	*var = s2 / (n - 1);
+}
+
+int ft_ci95_diff(const double *a, int na, const double *b, int nb,
+		 struct ft_ci *ci)
+{
+	double ma, va, mb, vb, qa, qb, se, h;
+
+	memset(ci, 0, sizeof(*ci));
+	if (na < 2 || nb < 2)
+		return -1;
+	mean_var(a, na, &ma, &va);
+	mean_var(b, nb, &mb, &vb);
+	qa = va / na;
+	qb = vb / nb;
+	se = sqrt(qa + qb);
+	ci->diff = mb - ma;
+	/* Welch-Satterthwaite; two constant samples: the pooled df */
+	if (qa + qb > 0)
+		ci->df = (qa + qb) * (qa + qb) /
+			 (qa * qa / (na - 1) + qb * qb / (nb - 1));
+	else
+		ci->df = na + nb - 2;
+	h = ft_t975(ci->df) * se;
+	ci->lo = ci->diff - h;
+	ci->hi = ci->diff + h;
+	return 0;
+}
+
+/* ---- what-if replay of the recorded draw (report's table) ---- */
+
+static int cmp_hold(const void *x, const void *y)
+{
+	const struct ft_hold *a = x, *b = y;
+
+	if (a->acq_ts != b->acq_ts)
+		return a->acq_ts < b->acq_ts ? -1 : 1;
+	return (a->rel_ts > b->rel_ts) - (a->rel_ts < b->rel_ts);
+}
+
+/*
+ * Replay the recorded holds through a table of `size` buckets with the
+ * recorded hashes: one draw, no queueing feedback (a predicted wait does
+ * not delay the recorded hold).  At the recorded size it reproduces the
+ * measured handovers; elsewhere it says what this draw would have done,
+ * which the model above averages away.
+ */
+static void whatif_one(struct ft_hold *h, size_t n, uint32_t size,
+		       uint64_t *until, uint64_t *km, uint64_t *ki,
+		       struct ft_whatif_row *row)
+{
+	size_t i;
+
+	memset(until, 0, size * sizeof(*until));
+	memset(row, 0, sizeof(*row));
+	row->size = size;
+	row->mem_bytes = (uint64_t)size * FT_MUTEX_BYTES;
+	for (i = 0; i < n; i++) {
+		uint32_t b = h[i].hash & (size - 1);
+		uint64_t t = h[i].req_ts;
+
+		if (until[b] > t) {
+			if (km[b] != h[i].mapping || ki[b] != h[i].index) {
+				row->collisions++;
+				row->coll_wait_ns += until[b] - t;
+			} else {
+				row->sharing++;
+				row->share_wait_ns += until[b] - t;
+			}
+		}
+		if (h[i].rel_ts >= until[b]) {
+			until[b] = h[i].rel_ts;
+			km[b] = h[i].mapping;
+			ki[b] = h[i].index;
+		}
+	}
+}
+
+int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
+	      struct ft_whatif_row **rows)
+{
+	struct ft_hold *h;
+	uint64_t *until, *km, *ki;
+	uint32_t size;
+	int nrows = 0, i;
+
+	*rows = NULL;
+	if (!max_size || !ft_is_pow2(max_size))
+		return -1;
+	for (size = 1; size && size <= max_size; size <<= 1)
+		nrows++;
+	*rows = calloc(nrows, sizeof(**rows));
+	h = malloc((a->nholds ? a->nholds : 1) * sizeof(*h));
+	until = malloc(max_size * sizeof(*until));
+	km = malloc(max_size * sizeof(*km));
+	ki = malloc(max_size * sizeof(*ki));
+	if (!*rows || !h || !until || !km || !ki) {
+		free(*rows);
+		*rows = NULL;
+		nrows = -1;
+		goto out;
+	}
+	if (a->nholds)
+		memcpy(h, a->holds, a->nholds * sizeof(*h));
+	qsort(h, a->nholds, sizeof(*h), cmp_hold);
+	for (i = 0, size = 1; i < nrows; i++, size <<= 1)
+		whatif_one(h, a->nholds, size, until, km, ki, &(*rows)[i]);
+out:
+	free(h);
+	free(until);
+	free(km);
+	free(ki);
+	return nrows;
+}

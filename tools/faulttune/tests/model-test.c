@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the contention model (model.c): hold streams small enough
+ * that the expected collision wait is worked out by hand in the comments,
+ * the rule that picks a size, the confidence interval and the BTF reader.
+ * Ends with "N passed, N failed".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "model.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...) do {						\
+	if (cond) {							\
+		passed++;						\
+	} else {							\
+		failed++;						\
+		printf("FAIL %s:%d: ", __func__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	}								\
+} while (0)
+
+#define NEAR(a, b, tol) CHECK(fabs((double)(a) - (double)(b)) <= (tol),	\
+			      "%s = %.6g, want %.6g +- %.3g", #a,	\
+			      (double)(a), (double)(b), (double)(tol))
+#define EQ(a, b) CHECK((long long)(a) == (long long)(b),		\
+		       "%s = %lld, want %lld", #a, (long long)(a),	\
+		       (long long)(b))
+
+/* a recorded hold: task, key (mapping 0x1000, index key), request, acquire, release */
+static struct ft_hold H(int pid, uint64_t key, uint64_t req, uint64_t acq,
+			uint64_t rel)
+{
+	struct ft_hold h = {
+		.req_ts = req, .acq_ts = acq, .rel_ts = rel,
+		.mapping = 0x1000, .index = key, .pid = pid,
+	};
+	return h;
+}
+
+static void predict(const struct ft_hold *h, size_t n, int threads,
+		    int draws, uint32_t size, struct ft_model_row *row)
+{
+	struct ft_model *m = ft_model_new();
+	struct ft_model_opts o = { .threads = threads, .draws = draws,
+				   .seed = FT_MODEL_SEED };
+
+	CHECK(m && !ft_model_add_run(m, h, n), "model of %zu holds", n);
+	CHECK(!ft_model_predict(m, &o, size, row), "predict at %u", size);
+	ft_model_free(m);
+}
+
+/*
+ * One mutex, three tasks asking 2 ns apart for 10 ns holds of distinct
+ * keys: the second waits 10 - 2 = 8, the third waits for both holders
+ * before it, until 20: 16; 24 in all.  Summing the overlapping pairs
+ * without queueing (remaining hold at the request: 8, 6 and 8) says 22.
+ * Fault time: 10 + 18 + 26 = 54; share 24 / 54.
+ */
+static void test_queue_one_mutex(void)
+{
+	struct ft_hold h[] = {
+		H(1, 1, 0, 0, 10), H(2, 2, 2, 2, 12), H(3, 3, 4, 4, 14),
+	};
+	struct ft_model_row r;
+
+	predict(h, 3, 0, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 24, 1e-9);
+	NEAR(r.collisions, 2, 1e-9);
+	NEAR(r.fault_ns, 54, 1e-9);
+	NEAR(r.coll_pct, 100.0 * 24 / 54, 1e-9);
+	NEAR(r.share_wait_ns, 0, 1e-9);
+	NEAR(r.coll_pct_sd, 0, 1e-9);	/* one bucket: every draw alike */
+	NEAR(r.span_ns, 30, 1e-9);	/* first request 0, last release 30 */
+}
+
+/*
+ * A task's wait delays its next request.  Task 1: A 0-10, then D asked at
+ * 32.  Task 2: B asked at 5, C asked 5 after B's release.  One mutex:
+ * B waits 5 (10-20), so C is asked at 25 (not 20) and holds 25-35, and D
+ * asked at 32 waits 3.  Collision wait 8 (without the feedback: 5).
+ * Fault time 10 + 15 + 10 + 11 = 46.
+ */
+static void test_stream_feedback(void)
+{
+	struct ft_hold h[] = {
+		H(1, 1, 0, 0, 10), H(2, 2, 5, 5, 15), H(2, 3, 20, 20, 30),
+		H(1, 4, 32, 32, 40),
+	};
+	/*
+	 * The same tasks recorded at a size where B waited 5 behind another
+	 * key: B 5-10-20 and C asked at 25.  Taking the recorded wait off
+	 * task 2's time line gives the same contention-free input.
+	 */
+	struct ft_hold w[] = {
+		H(1, 1, 0, 0, 10), H(2, 2, 5, 10, 20), H(2, 3, 25, 25, 35),
+		H(1, 4, 32, 32, 40),
+	};
+	struct ft_model_row r;
+
+	predict(h, 4, 0, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 8, 1e-9);
+	NEAR(r.collisions, 2, 1e-9);
+	NEAR(r.fault_ns, 46, 1e-9);
+	predict(w, 4, 0, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 8, 1e-9);
+	NEAR(r.fault_ns, 46, 1e-9);
+}
+
+/*
+ * Two overlapping holds of distinct keys collide with probability 1/N:
+ * the second (asked at 4, the first holds until 10) waits 6 / N on
+ * average.  4096 draws: within 4 standard errors of the mean,
+ * 6 * sqrt(p (1 - p) / 4096).  With common random numbers the curve
+ * cannot rise with the size.
+ */
+static void test_expected_one_over_n(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(2, 2, 4, 4, 14) };
+	struct ft_model_row r;
+	double prev = 1e9;
+	uint32_t n;
+
+	for (n = 1; n <= 64; n <<= 1) {
+		double p = 1.0 / n;
+
+		predict(h, 2, 0, 4096, n, &r);
+		NEAR(r.coll_wait_ns, 6.0 / n, 4 * 6 * sqrt(p * (1 - p) / 4096) + 1e-9);
+		NEAR(r.collisions, 1.0 / n, 4 * sqrt(p * (1 - p) / 4096) + 1e-9);
+		CHECK(r.coll_wait_ns <= prev, "size %u: %.4g after %.4g",
+		      n, r.coll_wait_ns, prev);
+		prev = r.coll_wait_ns;
+	}
+	/* far more buckets than keys: almost never */
+	predict(h, 2, 0, 64, FT_MODEL_MAX_SIZE, &r);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+}
+
+/*
+ * Two tasks faulting the same page: the second waits in every draw and
+ * at every size (recorded 4 -> 10 -> 20: asked at 4, waits 6), and it is
+ * sharing, not a collision.
+ */
+static void test_true_sharing(void)
+{
+	struct ft_hold h[] = { H(1, 7, 0, 0, 10), H(2, 7, 4, 10, 20) };
+	struct ft_model_row r;
+
+	predict(h, 2, 0, 16, 1, &r);
+	NEAR(r.share_wait_ns, 6, 1e-9);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	NEAR(r.share_pct, 100.0 * 6 / 26, 1e-9);
+	predict(h, 2, 0, 16, 1024, &r);
+	NEAR(r.share_wait_ns, 6, 1e-9);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+}
+
+/*
+ * --threads: one recorded task, holds 0-10 and asked again at 20.  Two
+ * simulated streams on one mutex, each its own keys: both ask at 0, the
+ * second waits 10 (10-20), so asks again at 30; the first holds 20-30;
+ * the second finds the mutex free at 30.  Collision wait 10, fault time
+ * 10 + 20 + 10 + 10 = 50.  One stream: nothing to collide with.
+ */
+static void test_threads(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(1, 2, 20, 20, 30) };
+	struct ft_model_row r;
+
+	predict(h, 2, 2, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 10, 1e-9);
+	NEAR(r.fault_ns, 50, 1e-9);
+	NEAR(r.span_ns, 40, 1e-9);	/* the second stream's last hold: 30-40 */
+	predict(h, 2, 1, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	predict(h, 2, 0, 8, 1, &r);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+}
+
+/*
+ * Tasks that never overlap are one stream: task 2 (20-30) starts after
+ * task 1 (0-10) ended, task 3 (asked at 5) overlaps task 1.  Two streams;
+ * on one mutex task 3 waits 5 (10-20) and task 2 finds it free at 20.
+ * --threads 4 runs two copies of the two streams, each with its own keys:
+ * at 0 stream 0 holds 0-10, stream 2 (copy 1 of it) waits 10 (10-20);
+ * at 5 stream 1 waits until 20 (15), stream 3 until 30 (25); the streams
+ * 0 and 2 go on with task 2's hold at 20 and at 30 (20 + its wait 10):
+ * stream 0 waits for stream 3 until 40 (20), stream 2 until 50 (20).
+ * In all 10 + 15 + 25 + 20 + 20 = 90.
+ */
+static void test_lanes(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(2, 2, 20, 20, 30),
+			       H(3, 3, 5, 5, 15) };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_row r;
+
+	CHECK(m && !ft_model_add_run(m, h, 3), "model");
+	EQ(ft_model_streams(m), 2);
+	ft_model_free(m);
+	predict(h, 3, 0, 4, 1, &r);
+	NEAR(r.coll_wait_ns, 5, 1e-9);
+	predict(h, 3, 4, 4, 1, &r);
+	NEAR(r.coll_wait_ns, 90, 1e-9);
+}
+
+/*
+ * --threads counts faulting threads, not tasks: a worker (0-10), a main
+ * thread that truncates after it (20-25) and again after the second
+ * worker (30-40) at 50-55.  Two lanes (worker 1 + main, worker 2), one
+ * fault in flight at any time: concurrency 1, and --threads 2 is two
+ * copies of the run.  On one mutex, copy 1 waits 10 behind copy 0 at 0
+ * (10-20, so its main thread asks at 30, not 20); copy 0's main holds
+ * 20-25, its worker 2 holds 30-40; copy 1's main asks at 30, waits 10
+ * (40-45); copy 1's worker 2 waits 15 (45-55); copy 0's main asks at 50,
+ * waits 5 (55-60); copy 1's main asks at 50 + 20 = 70, free.  40 in all.
+ */
+static void test_concurrency(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(9, 2, 20, 20, 25),
+			       H(2, 3, 30, 30, 40), H(9, 4, 50, 50, 55) };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_row r;
+
+	CHECK(m && !ft_model_add_run(m, h, 4), "model");
+	EQ(ft_model_streams(m), 2);
+	EQ(ft_model_concurrency(m), 1);
+	ft_model_free(m);
+	predict(h, 4, 0, 4, 1, &r);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	predict(h, 4, 2, 4, 1, &r);
+	NEAR(r.coll_wait_ns, 40, 1e-9);
+}
+
+/* two runs are two time axes: their holds never overlap each other */
+static void test_runs_apart(void)
+{
+	struct ft_hold a[] = { H(1, 1, 0, 0, 10) }, b[] = { H(2, 2, 4, 4, 14) };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_model_row r;
+
+	CHECK(!ft_model_add_run(m, a, 1) && !ft_model_add_run(m, b, 1), "runs");
+	EQ(ft_model_nruns(m), 2);
+	EQ(ft_model_nholds(m), 2);
+	CHECK(!ft_model_predict(m, &o, 1, &r), "predict");
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	NEAR(r.fault_ns, 20, 1e-9);
+	NEAR(r.span_ns, 20, 1e-9);	/* two runs of 10 ns each */
+	o.only_run = 2;
+	CHECK(!ft_model_predict(m, &o, 1, &r), "predict run 2");
+	NEAR(r.fault_ns, 10, 1e-9);
+	o.only_run = 3;
+	CHECK(ft_model_predict(m, &o, 1, &r) < 0, "run 3 of 2 refused");
+	/* not a power of two, or too big: refused */
+	CHECK(ft_model_predict(m, &o, 3, &r) < 0, "size 3 refused");
+	CHECK(ft_model_predict(m, &o, FT_MODEL_MAX_SIZE * 2, &r) < 0,
+	      "size above the model's maximum refused");
+	ft_model_free(m);
+}
+
+/*
+ * The standard error over runs: on one mutex, run A (two tasks, 10 ns
+ * holds asked at 0 and 5) has a wait of 5 in 25 (20%), run B (asked at 0
+ * and 8) 2 in 22 (9.0909%).  Their mean 14.5455%, sd |a - b| / sqrt(2),
+ * se = sd / sqrt(2) = |a - b| / 2 = 5.4545%.  Pooled: 7 in 47.
+ */
+static void test_se(void)
+{
+	struct ft_hold a[] = { H(1, 1, 0, 0, 10), H(2, 2, 5, 5, 15) };
+	struct ft_hold b[] = { H(1, 1, 0, 0, 10), H(2, 2, 8, 8, 18) };
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_row r;
+
+	CHECK(!ft_model_add_run(m, a, 2) && !ft_model_add_run(m, b, 2), "runs");
+	CHECK(!ft_model_predict_se(m, &o, 1, &r), "predict");
+	NEAR(r.coll_pct, 100.0 * 7 / 47, 1e-9);
+	NEAR(r.coll_pct_se, (100.0 * 5 / 25 - 100.0 * 2 / 22) / 2, 1e-9);
+	ft_model_free(m);
+	/* one run: no standard error */
+	predict(a, 2, 0, 4, 1, &r);
+	NEAR(r.coll_pct_se, 0, 0);
+}
+
+/* the same input twice: the same numbers, bit for bit */
+static void test_deterministic(void)
+{
+	struct ft_hold h[64];
+	struct ft_model_row r1, r2;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		h[i] = H(i % 4, i, i * 3, i * 3, i * 3 + 11);
+	predict(h, 64, 0, 0, 8, &r1);
+	predict(h, 64, 0, 0, 8, &r2);
+	CHECK(!memcmp(&r1, &r2, sizeof(r1)), "two predictions differ");
+	CHECK(r1.draws >= 4 && r1.draws <= 256, "draws %d", r1.draws);
+	CHECK(r1.coll_wait_ns > 0, "4 tasks on 8 buckets collide sometimes");
+}
+
+/* the rule: keep when the current size meets the target, else the smallest */
+static void test_pick(void)
+{
+	static const double pct[] = { 40, 20, 10, 5, 2.5, 1.2, 0.6 };
+	struct ft_model_row rows[7];
+	struct ft_pick p;
+	int i;
+
+	memset(rows, 0, sizeof(rows));
+	for (i = 0; i < 7; i++) {
+		rows[i].size = 1u << i;
+		rows[i].coll_pct = pct[i];
+	}
+	/* 32 has 1.2% > 1%: the smallest within 1% is 64 */
+	ft_model_pick(rows, 7, 32, 1.0, &p);
+	EQ(p.idx, 6);
+	EQ(p.keep, 0);
+	EQ(p.met, 1);
+	/* 32 has 1.2% <= 2%: keep 32 */
+	ft_model_pick(rows, 7, 32, 2.0, &p);
+	EQ(p.idx, 5);
+	EQ(p.keep, 1);
+	/* 5%: 8 would do too, but the current 32 meets it: keep, not shrink */
+	ft_model_pick(rows, 7, 32, 5.0, &p);
+	EQ(p.idx, 5);
+	EQ(p.keep, 1);
+	/* from 4 (10%) at 5%: 8, the smallest that meets it */
+	ft_model_pick(rows, 7, 4, 5.0, &p);
+	EQ(p.idx, 3);
+	EQ(p.keep, 0);
+	/* the target exactly: met (<=) */
+	ft_model_pick(rows, 7, 4, 2.5, &p);
+	EQ(p.idx, 4);
+	/* nothing meets 0.1%: the largest, not met */
+	ft_model_pick(rows, 7, 4, 0.1, &p);
+	EQ(p.idx, 6);
+	EQ(p.met, 0);
+	/* a current size outside the candidates (128) */
+	ft_model_pick(rows, 7, 128, 1.0, &p);
+	EQ(p.idx, 6);
+	EQ(p.keep, 0);
+	ft_model_pick(rows, 0, 32, 1.0, &p);
+	EQ(p.idx, -1);
+	/*
+	 * One standard error allowed: 32 at 1.2% +- 0.3% meets 1% (0.9); at
+	 * +- 0.1% it does not (1.1), and 64 is the pick.
+	 */
+	rows[5].coll_pct_se = 0.3;
+	ft_model_pick(rows, 7, 32, 1.0, &p);
+	EQ(p.idx, 5);
+	EQ(p.keep, 1);
+	rows[5].coll_pct_se = 0.1;
+	ft_model_pick(rows, 7, 32, 1.0, &p);
+	EQ(p.idx, 6);
+	EQ(p.keep, 0);
+}
+
+/*
+ * a = 10 12 14, b = 20 22 24: means 12 and 22, variances 4 and 4;
+ * se = sqrt(4/3 + 4/3) = 1.63299; Welch df = (8/3)^2 /
+ * (2 * (4/3)^2 / 2) = 4; t(0.975, 4) = 2.776: 10 +- 4.5332.
+ */
+static void test_ci(void)
+{
+	double a[] = { 10, 12, 14 }, b[] = { 20, 22, 24 }, c[] = { 1, 1 };
+	double d[] = { 5, 7, 9, 11, 13 };
+	struct ft_ci ci;
+
+	CHECK(!ft_ci95_diff(a, 3, b, 3, &ci), "ci");
+	NEAR(ci.diff, 10, 1e-9);
+	NEAR(ci.df, 4, 1e-9);
+	NEAR(ci.lo, 10 - 2.776 * sqrt(8.0 / 3), 1e-9);
+	NEAR(ci.hi, 10 + 2.776 * sqrt(8.0 / 3), 1e-9);
+	/* includes zero: a = 10 12 14 against 5 7 9 11 13 (mean 9, var 10):
+	 * se = sqrt(4/3 + 2) = 1.8257, df = (10/3)^2 /
+	 * ((4/3)^2 / 2 + 4 / 4) = 5.882 -> 5: t 2.571; -3 +- 4.694 */
+	CHECK(!ft_ci95_diff(a, 3, d, 5, &ci), "ci");
+	NEAR(ci.diff, -3, 1e-9);
+	NEAR(ci.df, (100.0 / 9) / (16.0 / 18 + 1), 1e-9);
+	NEAR(ci.hi, -3 + 2.571 * sqrt(10.0 / 3), 1e-9);
+	CHECK(ci.lo < 0 && ci.hi > 0, "includes zero");
+	/* no spread: a point */
+	CHECK(!ft_ci95_diff(c, 2, c, 2, &ci), "ci");
+	NEAR(ci.lo, 0, 0);
+	NEAR(ci.hi, 0, 0);
+	CHECK(ft_ci95_diff(a, 1, b, 3, &ci) < 0, "one sample: no interval");
+	NEAR(ft_t975(1), 12.706, 0);
+	NEAR(ft_t975(30.9), 2.042, 0);
+	NEAR(ft_t975(1000), 1.980, 0);
+	CHECK(isinf(ft_t975(0.5)), "df < 1");
+}
+
+/* a BTF blob written by hand: INT "int" (4), STRUCT "mutex" of 48 bytes */
+static void test_btf(void)
+{
+	static const char strs[] = "\0int\0mutex\0mutex_waiter";
+	uint32_t types[] = {
+		1, 1u << 24, 4, 32,		/* INT "int", 4 bytes, 32 bits */
+		11, (4u << 24) | 1, 40,		/* STRUCT "mutex_waiter", 1 member */
+		1, 1, 0,			/*  member "int" type 1 offset 0 */
+		5, 4u << 24, 48,		/* STRUCT "mutex", 48 bytes */
+	};
+	struct {
+		uint16_t magic;
+		uint8_t version, flags;
+		uint32_t hdr_len, type_off, type_len, str_off, str_len;
+	} hd = { 0xeb9f, 1, 0, 24, 0, sizeof(types), sizeof(types),
+		 sizeof(strs) };
+	char path[] = "/tmp/faulttune-btf-XXXXXX", how[256];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0, "mkstemp");
+	if (fd < 0)
+		return;
+	CHECK(write(fd, &hd, 24) == 24 &&
+	      write(fd, types, sizeof(types)) == sizeof(types) &&
+	      write(fd, strs, sizeof(strs)) == sizeof(strs), "write");
+	close(fd);
+	EQ(ft_btf_struct_size(path, "mutex"), 48);
+	EQ(ft_btf_struct_size(path, "mutex_waiter"), 40);
+	EQ(ft_btf_struct_size(path, "mute"), -1);
+	EQ(ft_mutex_bytes(path, how, sizeof(how)), 48);
+	CHECK(strstr(how, path) != NULL, "how names the BTF file: %s", how);
+	unlink(path);
+	EQ(ft_btf_struct_size(path, "mutex"), -1);
+}
+
+int main(void)
+{
+	test_queue_one_mutex();
+	test_stream_feedback();
+	test_expected_one_over_n();
+	test_true_sharing();
+	test_threads();
+	test_lanes();
+	test_concurrency();
+	test_runs_apart();
+	test_se();
+	test_deterministic();
+	test_pick();
+	test_ci();
+	test_btf();
+	printf("model: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

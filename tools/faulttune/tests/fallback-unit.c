@@ -9,19 +9,8 @@
 #include <unistd.h>
 #include "faulttune.h"
 #include "model.h"
+#include "check.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...) do {						\
-	if (cond) {							\
-		passed++;						\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s:%d: ", __func__, __LINE__);		\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	}								\
-} while (0)
 
 #define HAS(text, s) CHECK(strstr((text), (s)) != NULL, "no '%s' in:\n%s", (s), (text))
 #define HASNT(text, s) CHECK(strstr((text), (s)) == NULL, "'%s' in:\n%s", (s), (text))
@@ -408,6 +397,5 @@ int main(void)
 	test_btf();
 	test_attribution();
 	test_table_and_verdict();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done(NULL);
 }

@@ -10,19 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "model.h"
+#include "check.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...) do {						\
-	if (cond) {							\
-		passed++;						\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s:%d: ", __func__, __LINE__);		\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	}								\
-} while (0)
 
 #define NEAR(a, b, tol) CHECK(fabs((double)(a) - (double)(b)) <= (tol),	\
 			      "%s = %.6g, want %.6g +- %.3g", #a,	\
@@ -445,6 +434,5 @@ int main(void)
 	test_pick();
 	test_ci();
 	test_btf();
-	printf("model: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done("model");
 }

@@ -15,19 +15,8 @@
 #include <signal.h>
 #include "faulttune.h"
 #include "synth.h"
+#include "check.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...) do {						\
-	if (cond) {							\
-		passed++;						\
-	} else {							\
-		failed++;						\
-		printf("FAIL %s:%d: ", __func__, __LINE__);		\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	}								\
-} while (0)
 
 #define EQ(a, b) CHECK((unsigned long long)(a) == (unsigned long long)(b), \
 		       "%s = %llu, want %llu", #a, (unsigned long long)(a), \
@@ -1469,6 +1458,5 @@ int main(void)
 	test_nomem();
 	test_fuzz_reader();
 	test_tracefs_mounted();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done(NULL);
 }

@@ -66,14 +66,6 @@ void ft_marker(const char *fmt, ...)
 	close(fd);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static double tv(struct timeval t)
 {
 	return t.tv_sec + t.tv_usec / 1e6;
@@ -490,7 +482,7 @@ int ft_bench_run(const struct ft_bench_opts *o, int threads,
 			}
 		}
 		getrusage(who, &u0);
-		t0 = now();
+		t0 = ft_now();
 		switch (o->shape) {
 		case FT_SH_THREADS:
 			ret = run_threads(o, threads, fd, base, pages,
@@ -508,7 +500,7 @@ int ft_bench_run(const struct ft_bench_opts *o, int threads,
 			ret = run_share(o, threads, fd, pages, &ops);
 			break;
 		}
-		t1 = now();
+		t1 = ft_now();
 		getrusage(who, &u1);
 		if (base)
 			munmap(base, pages * o->page_size);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define FT_VERSION "0.1"
 
@@ -268,6 +269,7 @@ int ft_opt_fmt(const char *cmd, enum ft_fmt *fmt, int *set, enum ft_fmt want);
 int ft_stdout_done(int ret);
 int ft_is_pow2(uint64_t x);
 const char *ft_fmt_ns(uint64_t ns, char *buf, size_t len);
+double ft_now(void);		/* CLOCK_MONOTONIC, seconds */
 void ft_json_str(FILE *f, const char *s);
 /*
  * Run fn(arg) in a child process (the trace reader), waiting at most
@@ -320,6 +322,16 @@ struct tracefs_instance;
 extern volatile int ft_stop;		/* set by SIGINT / SIGTERM / SIGHUP */
 extern volatile int ft_stop_sig;
 void ft_install_signals(void);
+/*
+ * A command we run while polling: once ft_stop is set, forward the signal
+ * to it, and SIGKILL it if it is still there 5 s later.  Call on every
+ * pass of the polling loop; @st starts zeroed.
+ */
+struct ft_child_stop {
+	int forwarded;
+	double kill_at;
+};
+void ft_child_stop_step(pid_t child, struct ft_child_stop *st);
 #define FT_TRACEFS_DIR "/sys/kernel/tracing"
 /* root + tracefs (mounted here if nobody did, unmounted at exit) */
 int ft_tracefs_check(void);

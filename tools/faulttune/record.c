@@ -327,14 +327,6 @@ static int check_output(const char *out)
 	return ret;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static pid_t run_child(struct ft_inst *fi, char **cmd)
 {
 	char *marker = ft_inst_file(fi, "trace_marker");
@@ -363,8 +355,9 @@ int cmd_record(int argc, char **argv)
 	struct ft_inst fi;
 	struct ft_capture *cap = NULL;
 	pid_t child = -1;
-	int status = 0, ret, exit_code = 1, forwarded = 0;
-	double t0, tkill = 0, tprog = 0;
+	struct ft_child_stop stop = { 0 };
+	int status = 0, ret, exit_code = 1;
+	double t0, tprog = 0;
 	const char *term = getenv("TERM");
 	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
 	uint64_t lost = 0;
@@ -394,7 +387,7 @@ int cmd_record(int argc, char **argv)
 		       fi.systems[0], fi.nsys > 1 ? "," : "",
 		       fi.nsys > 1 ? fi.systems[1] : "",
 		       ft_fallback_marker_text(&fi));
-	t0 = now();
+	t0 = ft_now();
 	tprog = t0 + 1;
 	if (o.cmd) {
 		child = run_child(&fi, o.cmd);
@@ -419,22 +412,14 @@ int cmd_record(int argc, char **argv)
 				child = -1;
 				break;
 			}
-			if (ft_stop && !forwarded) {
-				kill(child, ft_stop_sig ? ft_stop_sig : SIGTERM);
-				forwarded = 1;
-				tkill = now() + 5;
-			}
-			if (forwarded && now() > tkill) {
-				kill(child, SIGKILL);
-				tkill = now() + 1e9;
-			}
-		} else if (ft_stop || (o.duration && now() - t0 >= o.duration)) {
+			ft_child_stop_step(child, &stop);
+		} else if (ft_stop || (o.duration && ft_now() - t0 >= o.duration)) {
 			break;
 		}
-		if (tty && now() >= tprog) {
+		if (tty && ft_now() >= tprog) {
 			fprintf(stderr, "\r  %s: %.0fs, %llu KB captured ", fi.name,
-				now() - t0, (unsigned long long)(cap->bytes >> 10));
-			tprog = now() + 1;
+				ft_now() - t0, (unsigned long long)(cap->bytes >> 10));
+			tprog = ft_now() + 1;
 		}
 		usleep(50000);
 	}

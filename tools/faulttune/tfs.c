@@ -46,6 +46,18 @@ void ft_install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+void ft_child_stop_step(pid_t child, struct ft_child_stop *st)
+{
+	if (ft_stop && !st->forwarded) {
+		kill(child, ft_stop_sig ? ft_stop_sig : SIGTERM);
+		st->forwarded = 1;
+		st->kill_at = ft_now() + 5;
+	} else if (st->forwarded && ft_now() > st->kill_at) {
+		kill(child, SIGKILL);
+		st->kill_at = ft_now() + 1e9;
+	}
+}
+
 /* a tracefs mount anywhere (/sys/kernel/tracing or debugfs/tracing) */
 int ft_tracefs_mounted(const char *mounts)
 {

@@ -483,14 +483,6 @@ static unsigned int rnd(unsigned int *s)
 	return (*s >> 16) & 0x7fff;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static struct size_result *res_find(struct tune_ctx *c, uint32_t size)
 {
 	int i;
@@ -529,8 +521,9 @@ static int run_command(struct tune_ctx *c, struct ft_capture *cap,
 		       double *wall)
 {
 	char *marker = ft_inst_file(&c->fi, "trace_marker");
-	int status = 0, pfd, forwarded = 0;
-	double t0 = now(), tkill = 0;
+	struct ft_child_stop stop = { 0 };
+	int status = 0, pfd;
+	double t0 = ft_now();
 	pid_t pid, w;
 
 	fflush(stdout);
@@ -568,21 +561,13 @@ static int run_command(struct tune_ctx *c, struct ft_capture *cap,
 		w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
 			break;
-		if (ft_stop && !forwarded) {
-			kill(pid, ft_stop_sig ? ft_stop_sig : SIGTERM);
-			forwarded = 1;
-			tkill = now() + 5;
-		}
-		if (forwarded && now() > tkill) {
-			kill(pid, SIGKILL);
-			tkill = now() + 1e9;
-		}
+		ft_child_stop_step(pid, &stop);
 		if (pfd >= 0)
 			poll(&p, 1, 50);
 		else
 			usleep(5000);
 	}
-	*wall = now() - t0;
+	*wall = ft_now() - t0;
 	if (pfd >= 0)
 		close(pfd);
 	if (ft_stop)
@@ -1045,7 +1030,7 @@ int cmd_tune(int argc, char **argv)
 			"exit%s), seed %u\n", c.knob, c.saved,
 			c.apply ? " unless --apply" : "", c.seed);
 
-	t0 = now();
+	t0 = ft_now();
 	for (i = 0; i < c.warmup && !ft_stop; i++)
 		if (run_one(&c, c.saved, 0, NULL))
 			goto out;
@@ -1090,7 +1075,7 @@ int cmd_tune(int argc, char **argv)
 		if (measure(&c, sizes, n, tty))
 			goto out;
 	}
-	c.wall_s = now() - t0;
+	c.wall_s = ft_now() - t0;
 	if (tty && c.fmt == FT_FMT_TEXT)
 		fprintf(stderr, "\r%40s\r", "");
 	if (ft_stop) {

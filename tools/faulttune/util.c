@@ -358,3 +358,11 @@ int ft_stdout_done(int ret)
 	ft_err("writing standard output: %s", e ? strerror(e) : "write error");
 	return ret ? ret : 1;
 }
+
+double ft_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}

@@ -9,6 +9,8 @@
 #
 # Other targets: deps kernel kernel-stock series-check patches tool selftests
 # image vm suite-table clean.
+# Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
+# a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock
 # Bench knobs: BENCH_ROUNDS BENCH_SIZE BENCH_REPS BENCH_TUNE_REPS BENCH_FAULTS
 #              BENCH_SPEED=first|all|none (see tests/bench.sh)
@@ -42,7 +44,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
 .PHONY: all deps kernel kernel-stock series-check patches tool selftests image vm run \
-	check check-long suite-table bench clean
+	check check-long suite-table bench clean install uninstall
 
 all: kernel tool image
 
@@ -117,6 +119,15 @@ bench: image kernel kernel-stock
 # The upstream-style series (new files folded in, cover letter), checkpatched.
 patches: $(BUILD)/stock/src.stamp
 	@$(SCRIPTS)/make-patches.sh $(BUILD)/patches
+
+# --- installing on this machine (as trace-cmd's make install) -----------------
+# The binary, faulttune(1) and the bash completion; PREFIX and DESTDIR as
+# usual.  No deps: a missing library or rst2man is named by the tool's Makefile.
+PREFIX		?= /usr/local
+export PREFIX
+
+install uninstall:
+	@$(MAKE) -s -C tools/faulttune $@
 
 clean:
 	rm -rf $(BUILD)

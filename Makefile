@@ -44,7 +44,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
 .PHONY: all deps kernel kernel-stock series-check patches tool selftests image vm run \
-	check check-long suite-table bench clean install uninstall
+	check check-long suite-table bench clean install uninstall deb
 
 all: kernel tool image
 
@@ -128,6 +128,11 @@ export PREFIX
 
 install uninstall:
 	@$(MAKE) -s -C tools/faulttune $@
+
+# The tool as a Debian package (debian/, dpkg-buildpackage, lintian), copied
+# here for "apt install ./faulttune_*.deb".
+deb: | deps
+	@$(SCRIPTS)/tool-deb.sh $(BUILD)/deb $(TOP)
 
 clean:
 	rm -rf $(BUILD)

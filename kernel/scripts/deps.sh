@@ -19,7 +19,8 @@ pkgs=(
 	stress-ng gnuplot-nox
 	# installing: faulttune(1), the Debian packages of the tool and of the
 	# kernel (Debian's own 6.12 config by default), their checks
-	python3-docutils man-db debhelper dpkg-dev lintian linux-config-6.12
+	python3-docutils man-db bash-completion debhelper dpkg-dev lintian
+	linux-config-6.12
 )
 
 missing=()

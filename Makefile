@@ -44,7 +44,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
 .PHONY: all deps kernel kernel-stock series-check patches tool selftests image vm run \
-	check check-long suite-table bench clean install uninstall deb
+	check check-long suite-table bench clean install uninstall deb kernel-deb
 
 all: kernel tool image
 
@@ -133,6 +133,19 @@ install uninstall:
 # here for "apt install ./faulttune_*.deb".
 deb: | deps
 	@$(SCRIPTS)/tool-deb.sh $(BUILD)/deb $(TOP)
+
+# The patched kernel as Debian packages (make bindeb-pkg) into
+# build/kernel-deb/NAME/.  KDEB_CONFIG: the configuration to start from,
+# by default Debian's own for 6.12 amd64 (package linux-config-6.12); any
+# .config (or .config.xz) file; or "guest", the small guest kernel's (what
+# make check packages).  See kernel/scripts/kernel-deb.sh.
+KDEB_DEBIAN	:= /usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+KDEB_CONFIG	?= $(KDEB_DEBIAN)
+KDEB_NAME	:= $(if $(filter guest,$(KDEB_CONFIG)),guest,$(if $(filter $(KDEB_DEBIAN),$(KDEB_CONFIG)),debian,custom))
+
+kernel-deb: $(BUILD)/patched/src.stamp
+	@$(SCRIPTS)/kernel-deb.sh $(BUILD)/patched/src $(BUILD)/patched/kdeb-$(KDEB_NAME) \
+		$(BUILD)/kernel-deb/$(KDEB_NAME) $(KDEB_CONFIG) $(KCONFIG)
 
 clean:
 	rm -rf $(BUILD)

@@ -124,10 +124,9 @@ patches: $(BUILD)/stock/src.stamp
 # The binary, faulttune(1) and the bash completion; PREFIX and DESTDIR as
 # usual.  No deps: a missing library or rst2man is named by the tool's Makefile.
 PREFIX		?= /usr/local
-export PREFIX
 
 install uninstall:
-	@$(MAKE) -s -C tools/faulttune $@
+	@$(MAKE) -s -C tools/faulttune $@ PREFIX=$(PREFIX)
 
 # The tool as a Debian package (debian/, dpkg-buildpackage, lintian), copied
 # here for "apt install ./faulttune_*.deb".

@@ -130,7 +130,12 @@ install uninstall:
 
 # The tool as a Debian package (debian/, dpkg-buildpackage, lintian), copied
 # here for "apt install ./faulttune_*.deb".
-deb: | deps
+# Only what building the package needs (debian/control's Build-Depends,
+# lintian): none of the kernel's or the guest's packages.
+DEB_DEPS	:= build-essential pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
+		   python3-docutils debhelper dpkg-dev lintian
+deb:
+	@$(SCRIPTS)/deps.sh $(DEB_DEPS)
 	@$(SCRIPTS)/tool-deb.sh $(BUILD)/deb $(TOP)
 
 # The patched kernel as Debian packages (make bindeb-pkg) into

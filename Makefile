@@ -152,5 +152,5 @@ kernel-deb: $(BUILD)/patched/src.stamp
 		$(BUILD)/kernel-deb/$(KDEB_NAME) $(KDEB_CONFIG) $(KCONFIG)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(TOP)/faulttune_*.deb
 	@if [ -f tools/faulttune/Makefile ]; then $(MAKE) -s -C tools/faulttune clean; fi

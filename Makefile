@@ -9,6 +9,8 @@
 #
 # Other targets: deps kernel kernel-stock series-check patches tool selftests
 # image vm suite-table clean.
+# Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
+# a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock
 # Bench knobs: BENCH_ROUNDS BENCH_SIZE BENCH_REPS BENCH_TUNE_REPS BENCH_FAULTS
 #              BENCH_SPEED=first|all|none (see tests/bench.sh)
@@ -42,7 +44,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
 .PHONY: all deps kernel kernel-stock series-check patches tool selftests image vm run \
-	check check-long suite-table bench clean
+	check check-long suite-table bench clean install uninstall deb kernel-deb
 
 all: kernel tool image
 
@@ -118,6 +120,37 @@ bench: image kernel kernel-stock
 patches: $(BUILD)/stock/src.stamp
 	@$(SCRIPTS)/make-patches.sh $(BUILD)/patches
 
+# --- installing on this machine (as trace-cmd's make install) -----------------
+# The binary, faulttune(1) and the bash completion; PREFIX and DESTDIR as
+# usual.  No deps: a missing library or rst2man is named by the tool's Makefile.
+PREFIX		?= /usr/local
+
+install uninstall:
+	@$(MAKE) -s -C tools/faulttune $@ PREFIX=$(PREFIX)
+
+# The tool as a Debian package (debian/, dpkg-buildpackage, lintian), copied
+# here for "apt install ./faulttune_*.deb".
+# Only what building the package needs (debian/control's Build-Depends,
+# lintian): none of the kernel's or the guest's packages.
+DEB_DEPS	:= build-essential pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
+		   python3-docutils debhelper dpkg-dev lintian
+deb:
+	@$(SCRIPTS)/deps.sh $(DEB_DEPS)
+	@$(SCRIPTS)/tool-deb.sh $(BUILD)/deb $(TOP)
+
+# The patched kernel as Debian packages (make bindeb-pkg) into
+# build/kernel-deb/NAME/.  KDEB_CONFIG: the configuration to start from,
+# by default Debian's own for 6.12 amd64 (package linux-config-6.12); any
+# .config (or .config.xz) file; or "guest", the small guest kernel's (what
+# make check packages).  See kernel/scripts/kernel-deb.sh.
+KDEB_DEBIAN	:= /usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+KDEB_CONFIG	?= $(KDEB_DEBIAN)
+KDEB_NAME	:= $(if $(filter guest,$(KDEB_CONFIG)),guest,$(if $(filter $(KDEB_DEBIAN),$(KDEB_CONFIG)),debian,custom))
+
+kernel-deb: $(BUILD)/patched/src.stamp
+	@$(SCRIPTS)/kernel-deb.sh $(BUILD)/patched/src $(BUILD)/patched/kdeb-$(KDEB_NAME) \
+		$(BUILD)/kernel-deb/$(KDEB_NAME) $(KDEB_CONFIG) $(KCONFIG)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(TOP)/faulttune_*.deb
 	@if [ -f tools/faulttune/Makefile ]; then $(MAKE) -s -C tools/faulttune clean; fi

@@ -5,6 +5,8 @@
 # built.  Every result is one TAP line, numbered here across all groups:
 #
 #   tool	faulttune's unit tests and its tests against this machine's tracefs
+#   install	make install, faulttune(1), the completion, make deb and
+#		make kernel-deb (guest config) as a user would run them
 #   harness	the build-and-boot harness catches what it must catch
 #   boot	hugetlb_fault_mutexes=N applied, and refused when bad
 #   guest	the project's guest tests on the patched kernel
@@ -188,6 +190,16 @@ if [ -f "$top/tools/faulttune/Makefile" ]; then
 else
 	ok "tool: tools/faulttune" "not in this tree yet"
 fi
+
+# ---------------------------------------------------------------------------
+group "install: make install, man page, completion, make deb, make kernel-deb"
+t0=$(date +%s)
+"$top/tests/install.sh" > "$logs/install.log" 2>&1
+rc=$?
+echo $(($(date +%s) - t0)) > "$logs/install.secs"
+collect "install/" "$logs/install.log"
+grep -E '^# make (deb|kernel-deb)' "$logs/install.log"
+[ $rc = 0 ] || grep -q '^not ok' "$logs/install.log" || not_ok "install: tests/install.sh exited with $rc"
 
 # ---------------------------------------------------------------------------
 group "harness: builds, boots and catches failures"

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# deps.sh: install the Debian packages faulttune needs, by name, if any is
-# missing.  One apt-get update, then one apt-get install.  Nothing is
-# installed when everything is present, so this is cheap to call from every
-# make target that needs it.
+# deps.sh [PACKAGE...]: install the Debian packages faulttune needs (or
+# only the ones named), by name, if any is missing.  One apt-get update,
+# then one apt-get install.  Nothing is installed when everything is
+# present, so this is cheap to call from every make target that needs it.
 set -euo pipefail
 
 pkgs=(
@@ -17,7 +17,14 @@ pkgs=(
 	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd
 	# peer workloads, plots, and make bench's peak-memory measurement
 	stress-ng gnuplot-nox time
+	# installing: faulttune(1), the Debian packages of the tool and of the
+	# kernel (Debian's own 6.12 config by default), their checks
+	python3-docutils man-db bash-completion debhelper dpkg-dev lintian
+	linux-config-6.12
 )
+
+# deps.sh PACKAGE...: only those (make deb needs none of the kernel's)
+[ $# -gt 0 ] && pkgs=("$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

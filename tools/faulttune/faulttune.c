@@ -24,7 +24,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: faulttune COMMAND [options]\n\ncommands:\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\n'faulttune COMMAND --help' for the options of a command.\n"
+	fprintf(f, "\n'faulttune COMMAND --help' for the options of a command,\n"
+		"'faulttune --version' for the versions of faulttune and its libraries.\n"
 		"See faulttune(1).\n");
 }
 
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 		return ft_stdout_done(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("faulttune %s\n", FT_VERSION);
+		ft_print_version(stdout);
 		return ft_stdout_done(0);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

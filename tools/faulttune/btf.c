@@ -104,6 +104,13 @@ int ft_mutex_bytes(const char *btf_path, char *how, size_t len)
 			 btf_path);
 		return (int)sz;
 	}
+	sz = ft_fault_table_mutex_bytes();
+	if (sz > 0) {
+		snprintf(how, len, "sizeof(struct mutex) = %ld, the stride of the "
+			 "kernel's fault mutex table read through /proc/kcore "
+			 "(no BTF at %s)", sz, btf_path);
+		return (int)sz;
+	}
 	if (!access("/proc/lockdep", F_OK)) {
 		snprintf(how, len, "sizeof(struct mutex) unknown: the kernel has "
 			 "lock debugging (/proc/lockdep), which enlarges it, and "

@@ -270,6 +270,45 @@ static uint32_t stride_from_memory(uint64_t base, uint32_t n)
 }
 
 /*
+ * The running kernel's fault mutex table, through kallsyms and /proc/kcore:
+ * its base and size, or NULL with both 0; otherwise why it is not known.
+ */
+static const char *fault_table_find(uint64_t *base, uint32_t *n)
+{
+	struct ft_ksyms *ks;
+	uint64_t tsym, nsym;
+	const char *why = NULL;
+	int r;
+
+	*base = 0;
+	*n = 0;
+	ks = ft_ksyms_load(NULL);
+	if (!ks)
+		why = "/proc/kallsyms unreadable or its addresses hidden";
+	else if (ft_ksyms_addr(ks, "hugetlb_fault_mutex_table", &tsym) ||
+		 ft_ksyms_addr(ks, "num_fault_mutexes", &nsym))
+		why = "hugetlb_fault_mutex_table not in kallsyms (CONFIG_KALLSYMS_ALL=n)";
+	else if ((r = ft_kcore_read(tsym, base, 8)) ||
+		 (r = ft_kcore_read(nsym, n, 4)))
+		why = r == -ENOENT ? "no /proc/kcore (CONFIG_PROC_KCORE=n)" :
+			"/proc/kcore unreadable (lockdown?)";
+	else if (!*base || !*n || !ft_is_pow2(*n))
+		why = "the table pointer or size read from /proc/kcore is not sane";
+	ft_ksyms_free(ks);
+	if (why)
+		*base = *n = 0;
+	return why;
+}
+
+uint32_t ft_fault_table_mutex_bytes(void)
+{
+	uint64_t base;
+	uint32_t n;
+
+	return fault_table_find(&base, &n) ? 0 : stride_from_memory(base, n);
+}
+
+/*
  * What the report needs to know about this kernel, as text for record's
  * start marker (so the file says it, and trace-cmd report shows it):
  * " fallback cpus=N table=ADDR nbuckets=N table_from=kcore|unknown
@@ -278,12 +317,10 @@ static uint32_t stride_from_memory(uint64_t base, uint32_t n)
 const char *ft_fallback_marker_text(struct ft_inst *fi)
 {
 	static char text[320];
-	struct ft_ksyms *ks;
-	uint64_t tsym, nsym, base = 0;
-	uint32_t n = 0, stride = 0;
+	uint64_t base;
+	uint32_t n, stride = 0;
 	long btf;
-	const char *why = NULL, *sfrom = "unknown";
-	int r;
+	const char *why, *sfrom = "unknown";
 
 	if (fi->evset != FT_EVS_CONTENTION)
 		return "";
@@ -292,21 +329,7 @@ const char *ft_fallback_marker_text(struct ft_inst *fi)
 		stride = btf;
 		sfrom = "btf";
 	}
-	ks = ft_ksyms_load(NULL);
-	if (!ks)
-		why = "/proc/kallsyms unreadable or its addresses hidden";
-	else if (ft_ksyms_addr(ks, "hugetlb_fault_mutex_table", &tsym) ||
-		 ft_ksyms_addr(ks, "num_fault_mutexes", &nsym))
-		why = "hugetlb_fault_mutex_table not in kallsyms (CONFIG_KALLSYMS_ALL=n)";
-	else if ((r = ft_kcore_read(tsym, &base, 8)) ||
-		 (r = ft_kcore_read(nsym, &n, 4)))
-		why = r == -ENOENT ? "no /proc/kcore (CONFIG_PROC_KCORE=n)" :
-			"/proc/kcore unreadable (lockdown?)";
-	else if (!base || !n || !ft_is_pow2(n))
-		why = "the table pointer or size read from /proc/kcore is not sane";
-	ft_ksyms_free(ks);
-	if (why)
-		base = n = 0;
+	why = fault_table_find(&base, &n);
 	if (!why && !stride) {
 		stride = stride_from_memory(base, n);
 		if (stride)

@@ -396,6 +396,8 @@ struct ft_fallback;
 /* record side: stack trigger, and the fault mutex table for the marker */
 int ft_fallback_record_setup(struct ft_inst *fi);
 const char *ft_fallback_marker_text(struct ft_inst *fi);
+/* sizeof(struct mutex) from the running kernel's fault mutex table (kcore); 0: not known */
+uint32_t ft_fault_table_mutex_bytes(void);
 /* report side: a->fb from the file's kallsyms; fed every event */
 struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
 int ft_fallback_attach(struct ft_analysis *a, const char *file);

@@ -102,6 +102,7 @@ static int knob_read(const char *knob, uint32_t *v)
 		*nl = '\0';
 	if (ft_parse_u64(text, &x) || x > UINT32_MAX) {
 		free(text);
+		errno = EINVAL;
 		return -1;
 	}
 	free(text);
@@ -128,6 +129,30 @@ static int knob_write(const char *knob, uint32_t v)
 		ret = -1;
 	}
 	return ret;
+}
+
+/*
+ * Why the knob cannot be read.  Under kernel lockdown debugfs refuses to
+ * open any file that can be written, the knob included (EPERM): the table
+ * can then only be sized at boot, and tune says how to find the size.
+ */
+static void knob_refused(const char *knob, int err)
+{
+	char *mode = ft_read_all("/sys/kernel/security/lockdown", NULL);
+	char *lock = mode ? strchr(mode, '[') : NULL;
+	char *end = lock ? strchr(lock, ']') : NULL;
+
+	if (err == EPERM && end && strncmp(lock, "[none]", 6)) {
+		end[1] = '\0';
+		ft_err("cannot open %s: the kernel is locked down (%s), which "
+		       "closes debugfs; size the table at boot instead: "
+		       "faulttune record -o r.dat -- WORKLOAD, then faulttune "
+		       "tune --from r.dat, then hugetlb_fault_mutexes=N on the "
+		       "kernel command line", knob, lock);
+	} else {
+		ft_err("cannot read %s: %s", knob, strerror(err));
+	}
+	free(mode);
 }
 
 static void tune_restore(void)
@@ -991,7 +1016,7 @@ int cmd_tune(int argc, char **argv)
 		return 1;
 	}
 	if (knob_read(c.knob, &c.saved)) {
-		ft_err("cannot read %s", c.knob);
+		knob_refused(c.knob, errno);
 		return 1;
 	}
 	c.saved_valid = 1;

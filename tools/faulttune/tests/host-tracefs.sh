@@ -235,5 +235,13 @@ else
 	echo "# SKIP tune tests: need 8 free 2 MB huge pages (echo 8 > /proc/sys/vm/nr_hugepages)"
 fi
 
+# a knob that does not read as a size: one line naming it and why, unchanged
+echo 'not a size' > "$W/badknob"
+"$FT" tune --knob "$W/badknob" -r 1 -W 0 -s 8M -t 2 >/dev/null 2>"$W/bad.err"
+rc=$?
+check "tune: unreadable knob: exit 1 (rc=$rc)" [ $rc = 1 ]
+check "tune: unreadable knob: named with the reason" grep -q "^faulttune: cannot read $W/badknob: Invalid argument" "$W/bad.err"
+check "tune: unreadable knob: left as it was" [ "$(cat "$W/badknob")" = 'not a size' ]
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -66,6 +66,7 @@ rm -rf "$work" "$out"
 mkdir -p "$work" "$out"
 tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards \
 	$(for f in $touched; do echo "*/$f"; done)
+mbox=$(mktemp)
 cd "$work"
 git init -q
 git config user.name "$name"
@@ -76,8 +77,8 @@ base=$(git rev-parse HEAD)
 
 for p in "${series[@]}"; do
 	nr=${p%%-*}
-	{ printf 'From: %s <%s>\n' "$name" "$email"; cat "$patches/$p"; } > "$work.mbox"
-	git am -q --keep-cr --signoff "$work.mbox" || die "git am $p failed"
+	{ printf 'From: %s <%s>\n' "$name" "$email"; cat "$patches/$p"; } > "$mbox"
+	git am -q --keep-cr --signoff "$mbox" || die "git am $p failed"
 	added=
 	for f in "${!place[@]}"; do
 		[ "${place[$f]}" = "$nr" ] || continue
@@ -115,7 +116,7 @@ head, sep, sig = text.rpartition("\n-- \n")
 open(path, "w").write(head + "\n\nbase-commit: " + base + "\n" + sep + sig)
 PY
 cd "$top"
-rm -rf "$work" "$work.mbox"
+rm -rf "$work" "$mbox"
 
 # Errors and warnings fail; CHECKs are shown.  The TRACE_EVENT() layout
 # of every include/trace/events header draws CHECKs ("Lines should not end

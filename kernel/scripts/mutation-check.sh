@@ -12,8 +12,9 @@
 # hang past VM_TIMEOUT.  The real series (build/patched) must pass the same
 # run.  All guests boot with init_on_free=1, so that a mutex used after its
 # table was freed reads as garbage (DEBUG_MUTEXES then warns) instead of
-# passing by luck.  One TAP line per kernel; exit 1 unless all are as
-# expected.
+# passing by luck, and panic_on_warn=1, so that a kernel that warned ends
+# there instead of hanging until VM_TIMEOUT.  One TAP line per kernel;
+# exit 1 unless all are as expected.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,7 +23,7 @@ build=$top/build
 dir=$build/mutant
 logs=$build/mutation
 export VM_TIMEOUT=${VM_TIMEOUT_MUTANT:-600}
-export VM_APPEND="${VM_APPEND:-} init_on_free=1"
+export VM_APPEND="${VM_APPEND:-} init_on_free=1 panic_on_warn=1"
 cmd="run-tests /ft/tests/kernel-race.t"
 
 [ -r "$build/patched/bzImage" ] && [ -d "$build/patched/src" ] ||

@@ -113,7 +113,7 @@ import sys
 path, base = sys.argv[1:]
 text = open(path).read()
 head, sep, sig = text.rpartition("\n-- \n")
-open(path, "w").write(head + "\n\nbase-commit: " + base + "\n" + sep + sig)
+open(path, "w").write(head.rstrip("\n") + "\n\nbase-commit: " + base + "\n" + sep + sig)
 PY
 cd "$top"
 rm -rf "$work" "$mbox"

@@ -8,7 +8,7 @@
 #   make bench    the performance table (patched vs stock, one run)
 #
 # Other targets: deps kernel kernel-stock series-check patches tool selftests
-# image vm suite-table clean.
+# image vm mutation-check suite-table clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock
@@ -44,7 +44,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
 .PHONY: all deps kernel kernel-stock series-check patches tool selftests image vm run \
-	check check-long suite-table bench clean install uninstall deb kernel-deb
+	check check-long mutation-check suite-table bench clean install uninstall deb kernel-deb
 
 all: kernel tool image
 
@@ -105,6 +105,11 @@ check: image kernel kernel-stock
 # selftests in selftests.t's LONG list, on both kernels
 check-long: image kernel kernel-stock
 	@$(TOP)/tests/check.sh long
+
+# each deliberately broken kernel in tests/mutants must fail kernel-race.t
+# (too slow for check-long: one kernel build and boot per mutant)
+mutation-check: image kernel
+	@$(SCRIPTS)/mutation-check.sh
 
 # the suite table of the last make check / check-long, into the docs
 suite-table:

@@ -22,6 +22,10 @@
 #   8 stable	BENCH_STABLE (10) default tune runs per boot: the same pick?
 #   9 threads	the model against measurement at 1..VM_CPUS threads
 #  10 from	tune --from on the >= 1M-event recording of 5
+#  11 icount	instructions per page-cache-hit refault, patched / stock,
+#		events off and on, production-like and debug kernels
+#		(tests/bench-icount.sh: single-threaded TCG with -icount,
+#		one vCPU; BENCH_ICOUNT=0 leaves it out)
 #
 # Writes build/bench/bench.json, Documentation/bench.md and the plots
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
@@ -113,3 +117,9 @@ done
 python3 "$top/tests/bench-table.py" "$out" "$top/Documentation/bench.md" \
 	"make bench BENCH_ROUNDS=$rounds VM_CPUS=$cpus BENCH_SIZE=$size BENCH_REPS=$reps BENCH_TUNE_REPS=$treps BENCH_FAULTS=$faults BENCH_SPEED=$speed BENCH_RESIZE_GAP=$gap" \
 	"$(( $(date +%s) - start ))"
+
+# 11: deterministic cost, its own section appended to the table
+if [ "${BENCH_ICOUNT:-1}" != 0 ]; then
+	"$top/tests/bench-icount.sh" || exit 1
+	cat "$out/icount.md" >> "$top/Documentation/bench.md"
+fi

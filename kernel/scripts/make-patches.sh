@@ -11,6 +11,14 @@
 # a cover letter from kernel/patches/cover-letter.  Then checkpatch --strict
 # runs over every generated patch, new files included, which the per-patch
 # check of kernel/patches alone cannot see.
+#
+# The patches in kernel/patches carry no author and no Signed-off-by: the
+# series is posted by whoever runs this, so the From: line and the
+# Signed-off-by: trailer come from git config user.name and user.email
+# (of this repository, or global), and the script refuses to run without
+# them.  BASE_COMMIT names the upstream commit the series applies to, for
+# the cover letter's base-commit: line (default: v6.12, which Debian's
+# 6.12 stable source it is tested on descends from).
 set -euo pipefail
 
 out=$1
@@ -22,6 +30,13 @@ work=$out.tree
 
 die() { echo "make-patches: $*" >&2; exit 1; }
 
+name=$(git -C "$top" config user.name || true)
+email=$(git -C "$top" config user.email || true)
+[ -n "$name" ] && [ -n "$email" ] ||
+	die "git config user.name and user.email must be set: they become the From: and Signed-off-by: of every patch"
+# v6.12 in Linus' tree
+base_commit=${BASE_COMMIT:-adc218676eef25575469234709c2d87185ca223a}
+[[ $base_commit =~ ^[0-9a-f]{40}$ ]] || die "BASE_COMMIT must be a 40-digit commit id, not '$base_commit'"
 [ -r "$tarball" ] || die "$tarball not found: install linux-source-6.12 (make deps)"
 [ -x "$checkpatch" ] || die "$checkpatch not found: run make kernel-stock first, or set CHECKPATCH"
 
@@ -43,22 +58,27 @@ done < <(cd "$top" && find include tools/testing Documentation/admin-guide Docum
 
 # The scratch tree holds only what the series modifies: format-patch output
 # (blob ids included) does not depend on the rest of the tree.
-touched=$(for p in "${series[@]}"; do sed -n 's|^--- a/\([^	]*\).*|\1|p' "$patches/$p"; done | sort -u)
+# A patch may change a new file that an earlier patch adds (0004 adds the
+# resize event to the header that 0002 adds): those are not in the tarball.
+touched=$(for p in "${series[@]}"; do sed -n 's|^--- a/\([^	]*\).*|\1|p' "$patches/$p"; done |
+	sort -u | while read -r f; do [ -n "${place[$f]:-}" ] || echo "$f"; done)
 rm -rf "$work" "$out"
 mkdir -p "$work" "$out"
 tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards \
 	$(for f in $touched; do echo "*/$f"; done)
+mbox=$(mktemp)
 cd "$work"
 git init -q
-git config user.name "faulttune make-patches"
-git config user.email "make-patches@localhost"
+git config user.name "$name"
+git config user.email "$email"
 git add -A
 git commit -q -m "Linux 6.12 (Debian linux-source-6.12), the files the series touches"
 base=$(git rev-parse HEAD)
 
 for p in "${series[@]}"; do
 	nr=${p%%-*}
-	git am -q --keep-cr "$patches/$p" || die "git am $p failed"
+	{ printf 'From: %s <%s>\n' "$name" "$email"; cat "$patches/$p"; } > "$mbox"
+	git am -q --keep-cr --signoff "$mbox" || die "git am $p failed"
 	added=
 	for f in "${!place[@]}"; do
 		[ "${place[$f]}" = "$nr" ] || continue
@@ -72,7 +92,7 @@ for p in "${series[@]}"; do
 done
 
 cover=()
-[ -f "$patches/cover-letter" ] && cover=(--cover-letter)
+cover=(--cover-letter)
 git format-patch -q "${cover[@]}" -o "$out" "$base..HEAD"
 if [ -f "$patches/cover-letter" ]; then
 	# Subject is the first line of cover-letter, the blurb the rest.
@@ -86,8 +106,17 @@ text = text.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***
 open(path, "w").write(text)
 PY
 fi
+# format-patch --base needs the upstream commit in this scratch tree, which
+# holds only the touched files; the trailer is the same text.
+python3 - "$out"/0000-cover-letter.patch "$base_commit" <<'PY'
+import sys
+path, base = sys.argv[1:]
+text = open(path).read()
+head, sep, sig = text.rpartition("\n-- \n")
+open(path, "w").write(head.rstrip("\n") + "\n\nbase-commit: " + base + "\n" + sep + sig)
+PY
 cd "$top"
-rm -rf "$work"
+rm -rf "$work" "$mbox"
 
 # Errors and warnings fail; CHECKs are shown.  The TRACE_EVENT() layout
 # of every include/trace/events header draws CHECKs ("Lines should not end

@@ -46,7 +46,11 @@ fi
 
 # The event docs: kernel-trace.t checks them against the format files.
 mkdir -p "$root/usr/share/doc/faulttune"
-for doc in "$top"/Documentation/trace/events-*.rst "$top"/Documentation/faulttune.rst; do
+# Those of the patched tree: a later patch of the series completes a doc
+# that an earlier one adds (the resize event in events-hugetlb.rst).
+docs=$top/build/patched/src/Documentation/trace
+[ -d "$docs" ] || docs=$top/Documentation/trace
+for doc in "$docs"/events-*.rst "$top"/Documentation/faulttune.rst; do
 	[ -e "$doc" ] && cp "$doc" "$root/usr/share/doc/faulttune/"
 done
 

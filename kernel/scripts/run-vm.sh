@@ -11,7 +11,9 @@
 #
 # Environment: VM_CPUS, VM_MEM (MiB), VM_HUGEPAGES, VM_TIMEOUT, VM_EXTRA
 # (extra QEMU arguments), VM_APPEND (extra kernel command line), VM_KERNEL
-# (label passed to the guest as $FT_KERNEL).
+# (label passed to the guest as $FT_KERNEL), VM_ACCEL (QEMU -accel,
+# default tcg,thread=multi; make bench's instruction counts use
+# tcg,thread=single with -icount in VM_EXTRA).
 set -uo pipefail
 
 kernel=$1 initrd=$2 cmd=$3
@@ -36,7 +38,7 @@ printf '%s' "$label" > "$work/kernel"
 # ivshmem-plain gives the guest a 64 MiB PCI BAR next to std VGA's, both
 # real memtype_lock users; the console is ttyS0, the command's output ttyS1.
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg,thread=multi -cpu max -smp "$cpus" -m "$mem" \
+	-accel "${VM_ACCEL:-tcg,thread=multi}" -cpu max -smp "$cpus" -m "$mem" \
 	-machine q35 -nodefaults -vga std -display none -no-reboot \
 	-object memory-backend-ram,id=shm0,size=64M \
 	-device ivshmem-plain,memdev=shm0 \

@@ -3,8 +3,11 @@
 # Guest test: the kernel's hugetlb selftests with a resize storm beside them
 # (issue 3), once with the hugetlb and memtype events off and once with all
 # of them on (issue 4).  Each test must pass and give the huge page pool
-# back; the storm must have resized the table while they ran.  The host
-# checks the guest log for lockdep, WARNING and BUG lines.
+# back; the storm must have resized the table while they ran.  ft_race
+# (same-page first-touch races on a file punched every round) fails on any
+# overlap of two holders of one page.  The events-off pass is the one where
+# lockdep sees every lock edge (the traced path's trylock hides them).  The
+# host checks the guest log for lockdep, WARNING and BUG lines.
 KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
 T=/sys/kernel/tracing
 n=0
@@ -104,6 +107,8 @@ for mode in events-off events-on; do
 	did_work mmaphuge
 	run stress-ng-pci 120 stress-ng --pci 4 --verify --timeout 20s --metrics-brief
 	did_work pci
+	# same-page first touches, punched every round: an overlap is a SIGBUS
+	run ft_race 600 ft_race 4 4 300
 	run ft_hugetlb-mix 300 sh -c 'ft_hugetlb fault 16 && ft_hugetlb punch 8 && ft_hugetlb uffd 4 && ft_hugetlb contend 20 && ft_hugetlb wp 4'
 	touch $STOP
 	wait $sp

@@ -126,32 +126,6 @@ TRACE_EVENT(hugetlb_fault_mutex_released,
 		  show_hugetlb_fault_op(__entry->op), __entry->hold_ns)
 );
 
-TRACE_EVENT(hugetlb_fault_mutex_resize,
-
-	TP_PROTO(u32 old_nbuckets, u32 new_nbuckets, u64 duration_ns,
-		 int result),
-
-	TP_ARGS(old_nbuckets, new_nbuckets, duration_ns, result),
-
-	TP_STRUCT__entry(
-		__field(u32, old_nbuckets)
-		__field(u32, new_nbuckets)
-		__field(u64, duration_ns)
-		__field(int, result)
-	),
-
-	TP_fast_assign(
-		__entry->old_nbuckets = old_nbuckets;
-		__entry->new_nbuckets = new_nbuckets;
-		__entry->duration_ns = duration_ns;
-		__entry->result = result;
-	),
-
-	TP_printk("old_nbuckets=%u new_nbuckets=%u duration_ns=%llu result=%d",
-		  __entry->old_nbuckets, __entry->new_nbuckets,
-		  __entry->duration_ns, __entry->result)
-);
-
 #endif /* _TRACE_HUGETLB_H */
 
 /* This part must be outside protection */

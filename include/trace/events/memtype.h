@@ -10,7 +10,9 @@
 
 /*
  * Users of the x86 PAT memtype_lock (arch/x86/mm/pat/memtype.c), and the
- * physical range [start, end) each one works on.
+ * physical range [start, end) each one works on (0, 0 for list, which
+ * reads the tree's entries by position).  The u8 fields come last in the
+ * events so that they leave no holes between the u64 ones.
  */
 #define MEMTYPE_LOCK_OP_RESERVE		0	/* memtype_reserve() */
 #define MEMTYPE_LOCK_OP_FREE		1	/* memtype_free() */
@@ -31,9 +33,9 @@ TRACE_EVENT(memtype_lock_start_locking,
 	TP_ARGS(op, start, end),
 
 	TP_STRUCT__entry(
-		__field(u8, op)
 		__field(u64, start)
 		__field(u64, end)
+		__field(u8, op)
 	),
 
 	TP_fast_assign(
@@ -54,11 +56,11 @@ TRACE_EVENT(memtype_lock_acquire_returned,
 	TP_ARGS(op, start, end, contended, wait_ns),
 
 	TP_STRUCT__entry(
-		__field(u8, op)
 		__field(u64, start)
 		__field(u64, end)
-		__field(u8, contended)
 		__field(u64, wait_ns)
+		__field(u8, op)
+		__field(u8, contended)
 	),
 
 	TP_fast_assign(
@@ -82,10 +84,10 @@ TRACE_EVENT(memtype_lock_released,
 	TP_ARGS(op, start, end, hold_ns),
 
 	TP_STRUCT__entry(
-		__field(u8, op)
 		__field(u64, start)
 		__field(u64, end)
 		__field(u64, hold_ns)
+		__field(u8, op)
 	),
 
 	TP_fast_assign(

@@ -95,7 +95,7 @@ static int do_fault(unsigned long pages, unsigned long faults, unsigned long nt)
 			die("pthread_create");
 	for (i = 0; i < nt; i++)
 		pthread_join(tid[i], NULL);
-	printf("faults=%lu seconds=%.3f\n", faults_per * nt, now() - t0);
+	printf("faults=%lu seconds=%.6f\n", faults_per * nt, now() - t0);
 	return 0;
 }
 

@@ -119,7 +119,10 @@ check "completion: 'faulttune --<TAB>' offers --help and --version (got: $got)" 
 # tune's options: the ones known here must be offered, and the offer must be
 # exactly the long options 'faulttune tune --help' lists
 got=$(complete_ "faulttune tune --")
-want=$("$bin" tune --help 2>&1 | grep -E '^ +-' | grep -oE -- '--[a-z][a-z-]*' | sort -u | tr '\n' ' ' | sed 's/ $//')
+# (and "--" itself, since tune takes "-- COMMAND", as its usage line says)
+want=$({ "$bin" tune --help 2>&1 | grep -E '^ +-' | grep -oE -- '--[a-z][a-z-]*'
+	"$bin" tune --help 2>&1 | grep -qF '[-- COMMAND' && echo --; } |
+	sort -u | tr '\n' ' ' | sed 's/ $//')
 echo "# tune --<TAB>: $got"
 check "completion: 'faulttune tune --<TAB>' offers --apply --json --plot --help" \
 	eval 'for o in --apply --json --plot --help; do [[ " $got " == *" $o "* ]] || exit 1; done'
@@ -181,7 +184,11 @@ if [ -s "$deb" ]; then
 	depends=$(dpkg-deb -f "$deb" Depends)
 	missing=
 	for so in $(objdump -p "$tmp/deb/usr/bin/faulttune" | awk '$1 == "NEEDED" { print $2 }'); do
-		pkg=$(dpkg -S "*/$so" 2>/dev/null | head -1 | cut -d: -f1)
+		# the file the dynamic linker loads, not any file of that name
+		# (a multilib libc6-i386 has a /lib32/libm.so.6 too)
+		path=$(ldd "$tmp/deb/usr/bin/faulttune" | awk -v so="$so" '$1 == so { print $3 }')
+		pkg=$({ dpkg -S "$path" || dpkg -S "$(realpath "$path")"; } 2>/dev/null |
+			head -1 | cut -d: -f1)
 		[[ -n $pkg && ", $depends" == *", $pkg "* ]] || missing+=" $so(${pkg:-no package})"
 	done
 	check "make deb: Depends ($depends) names the package of every NEEDED library${missing:+; missing:$missing}" \

@@ -632,9 +632,11 @@ plot 'scaling.dat' using 1:2:3:4 with yerrorlines title 'measured', \\
       "not real time, so read ratios measured within this run, not absolute "
       "rates. Rounds interleave the kernels (stock, patched, stock, ...); each "
       "number is the median over the %d rounds with the spread (min-max) "
-      "beside it. The guest kernels have no JUMP_LABEL (see "
-      "kernel/config/base.config): events off is a load and a branch here, a "
-      "patched nop on real hardware. %s" % (command, host, date,
+      "beside it. The guest kernels are production-like: "
+      "kernel/config/base.config alone, no lockdep or other lock debugging "
+      "(tests/bench-kernels.sh). They have no JUMP_LABEL (see base.config): "
+      "events off is a load and a branch here, a patched nop on real "
+      "hardware. %s" % (command, host, date,
                     "%d min %02d s" % divmod(seconds, 60) if seconds else "?",
                     nrounds, load_note))
     w("")

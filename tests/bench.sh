@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench.sh: what "make bench" runs (issue 6).  Boots the stock and the
-# patched kernel alternately BENCH_ROUNDS times (stock, patched, stock, ...)
+# patched kernel alternately BENCH_ROUNDS times (stock, patched, stock, ...),
+# both production-like (tests/bench-kernels.sh: no lock debugging),
 # so that drift on a noisy host hits both alike, runs tests/bench-guest.sh
 # in each guest, and reduces the "BENCH <config> <json>" lines of all
 # rounds to medians and spreads with tests/bench-table.py:
@@ -98,6 +99,11 @@ if [ "${BENCH_HOST:-1}" = 1 ]; then
 	host_speed || { echo "bench: the host speed section failed" >&2; exit 1; }
 fi
 
+# Sections 1-10 boot production-like kernels (no lock debugging): the
+# lockdep kernels make check boots would measure lockdep.
+echo "bench: building the production-like kernels"
+"$top/tests/bench-kernels.sh" stock patched || exit 1
+
 for r in $(seq 1 "$rounds"); do
 	for k in stock patched; do
 		sp=0
@@ -107,7 +113,7 @@ $script"
 		echo "bench: round $r/$rounds, $k kernel ($(( $(date +%s) - start )) s)"
 		echo "other-guests $(pgrep -c -f '^qemu-system' || true)" >> "$out/host-load"
 		VM_LOGDIR=$out/$k-$r VM_KERNEL=$k VM_TIMEOUT=${VM_TIMEOUT:-1800} \
-			"$top/kernel/scripts/run-vm.sh" "$build/$k/bzImage" "$build/guest.cpio" \
+			"$top/kernel/scripts/run-vm.sh" "$build/prod-$k/bzImage" "$build/guest.cpio" \
 			"$cmd" > "$out/$k-$r.log" 2>&1 ||
 			{ echo "bench: the $k guest failed, see $out/$k-$r.log" >&2; tail -20 "$out/$k-$r.log" >&2; exit 1; }
 		grep -v '^BENCH ' "$out/$k-$r.log" | grep -v '^$' | head -20

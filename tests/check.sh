@@ -270,9 +270,20 @@ check "boot: the refusal names the bad value in the kernel log" \
 	grep -q 'hugetlb_fault_mutexes=3' "$logs/bootparam-bad.log"
 
 # ---------------------------------------------------------------------------
+group "lockdown: the patched kernel with lockdown=integrity"
+VM_APPEND="lockdown=integrity hugetlb_fault_mutexes=64" VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} \
+	vm lockdown patched "run-tests /ft/tests/kernel-lockdown.t"
+rc=$?
+collect "lockdown/" "$logs/lockdown.log"
+case $rc in
+0|1) ok "lockdown: kernel log clean, guest finished" ;;
+*) not_ok "lockdown: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/lockdown.err" | head -40 ;;
+esac
+
+# ---------------------------------------------------------------------------
 group "guest: the project's tests on the patched kernel"
-# kernel-storm.t is in make check-long
-tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | grep -Ev '^(selftests|kernel-storm).t$' | sed 's|^|/ft/tests/|' | tr '\n' ' ')
+# kernel-storm.t is in make check-long, kernel-lockdown.t boots on its own
+tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | grep -Ev '^(selftests|kernel-storm|kernel-lockdown).t$' | sed 's|^|/ft/tests/|' | tr '\n' ' ')
 if [ -n "$tests" ]; then
 	VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm guest patched "run-tests $tests"
 	rc=$?

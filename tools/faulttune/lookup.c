@@ -574,7 +574,7 @@ int ft_lookup_run(const struct ft_bench_opts *o, int threads,
 			else
 				ft_err("bench memtype-lookup: data check failed: "
 				       "thread %d, BAR offset 0x%llx, pass %d: read "
-				       "0x%016llx, wrote 0x%016llx", i,
+				       "0x%016llx where the pass before wrote 0x%016llx", i,
 				       (unsigned long long)(w[i].off +
 							    w[i].bad_page * LK_PAGE),
 				       w[i].bad_pass,

@@ -10,6 +10,7 @@
 #   harness	the build-and-boot harness catches what it must catch
 #   boot	hugetlb_fault_mutexes=N applied, and refused when bad
 #   guest	the project's guest tests on the patched kernel
+#   fallback	faulttune-fallback.t and memtype-lookup.t on the stock kernel
 #   selftests	the kernel's hugetlb selftests and stress-ng on the stock and
 #		the patched kernel, compared result by result
 #
@@ -297,8 +298,10 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-group "fallback: faulttune record + report on the stock kernel"
-VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm fallback-stock stock "run-tests /ft/tests/faulttune-fallback.t"
+group "fallback: faulttune record + report on the stock kernel; memtype-lookup on stock"
+# memtype-lookup.t runs in the guest group on the patched kernel too: the
+# workload's data must be right on both
+VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm fallback-stock stock "run-tests /ft/tests/faulttune-fallback.t /ft/tests/memtype-lookup.t"
 rc=$?
 collect "fallback-stock/" "$logs/fallback-stock.log"
 case $rc in

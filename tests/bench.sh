@@ -26,6 +26,8 @@
 #		events off and on, production-like and debug kernels
 #		(tests/bench-icount.sh: single-threaded TCG with -icount,
 #		one vCPU; BENCH_ICOUNT=0 leaves it out)
+#  12 lookup	memtype-lookup at 1..VM_CPUS threads, stock / norw / patched
+#		(tests/bench-lookup.sh; BENCH_LOOKUP=0 leaves it out)
 #
 # Writes build/bench/bench.json, Documentation/bench.md and the plots
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
@@ -123,3 +125,6 @@ if [ "${BENCH_ICOUNT:-1}" != 0 ]; then
 	"$top/tests/bench-icount.sh" || exit 1
 	cat "$out/icount.md" >> "$top/Documentation/bench.md"
 fi
+
+# 12: the per-fault memtype lookup path, its own section appended too
+[ "${BENCH_LOOKUP:-1}" = 0 ] || { "$top/tests/bench-lookup.sh" && cat "$out/lookup.md" >> "$top/Documentation/bench.md"; } || exit 1

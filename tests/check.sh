@@ -10,6 +10,9 @@
 #   harness	the build-and-boot harness catches what it must catch
 #   boot	hugetlb_fault_mutexes=N applied, and refused when bad
 #   guest	the project's guest tests on the patched kernel
+#   fallback	faulttune-fallback.t and memtype-lookup.t on the stock kernel
+#   memtype list	kernel-memtype.t on the stock kernel, its pat_memtype_list
+#		compared with the patched kernel's
 #   selftests	the kernel's hugetlb selftests and stress-ng on the stock and
 #		the patched kernel, compared result by result
 #
@@ -286,8 +289,10 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-group "fallback: faulttune record + report on the stock kernel"
-VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm fallback-stock stock "run-tests /ft/tests/faulttune-fallback.t"
+group "fallback: faulttune record + report on the stock kernel; memtype-lookup on stock"
+# memtype-lookup.t runs in the guest group on the patched kernel too: the
+# workload's data must be right on both
+VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm fallback-stock stock "run-tests /ft/tests/faulttune-fallback.t /ft/tests/memtype-lookup.t"
 rc=$?
 collect "fallback-stock/" "$logs/fallback-stock.log"
 case $rc in

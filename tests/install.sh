@@ -147,7 +147,7 @@ check "completion: 'faulttune record -o <TAB>' offers file names (got: $got)" \
 	[ "$got" = "one.dat plot.svg sub" ]
 got=$(complete_ "faulttune bench -w ")
 check "completion: 'faulttune bench -w <TAB>' offers the workloads (got: $got)" \
-	[ "$got" = "memtype punch share threads" ]
+	[ "$got" = "memtype memtype-lookup punch share threads" ]
 got=$(complete_ "faulttune tune -r ")
 check "completion: 'faulttune tune -r <TAB>' offers nothing for a number (got: $got)" \
 	[ -z "$got" ]

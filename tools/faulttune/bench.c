@@ -11,7 +11,9 @@
  *           ranges of one memfd (fallocate/punch take the mutexes too);
  *  memtype  T threads mmap a PCI BAR resource file, touch it (lookup
  *           per pfn fault), mremap-shrink it, fork, munmap
- *           (memtype_reserve/free/lookup under memtype_lock).
+ *           (memtype_reserve/free/lookup under memtype_lock);
+ *  memtype-lookup  T threads fault the pages of their slices of a vfio-pci
+ *           BAR one by one (lookup_memtype per fault: lookup.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,9 +42,11 @@
 
 const char *ft_shape_name(int shape)
 {
-	static const char * const n[] = { "threads", "share", "punch", "memtype" };
+	static const char * const n[] = {
+		"threads", "share", "punch", "memtype", "memtype-lookup",
+	};
 
-	return shape >= 0 && shape < 4 ? n[shape] : "?";
+	return shape >= 0 && shape < FT_SH_NR ? n[shape] : "?";
 }
 
 void ft_marker(const char *fmt, ...)
@@ -115,7 +119,7 @@ static uint64_t pages_needed(const struct ft_bench_opts *o, int threads)
 
 	if (o->shape == FT_SH_PUNCH)
 		return (uint64_t)threads * (pages / threads ? pages / threads : 1);
-	if (o->shape == FT_SH_MEMTYPE)
+	if (o->shape == FT_SH_MEMTYPE || o->shape == FT_SH_LOOKUP)
 		return 0;
 	return pages;
 }
@@ -442,6 +446,8 @@ int ft_bench_run(const struct ft_bench_opts *o, int threads,
 	memset(r, 0, sizeof(*r));
 	r->threads = threads;
 	r->wall_min = 1e30;
+	if (o->shape == FT_SH_LOOKUP)
+		return ft_lookup_open(o) ? -1 : ft_lookup_run(o, threads, r);
 	if (o->shape == FT_SH_MEMTYPE) {
 		res = find_resource(o);
 		if (!res) {
@@ -523,15 +529,20 @@ static void bench_usage(FILE *f)
 {
 	fprintf(f,
 "usage: faulttune bench [options]\n"
-"  -w, --workload W    threads (default) | share | punch | memtype\n"
+"  -w, --workload W    threads (default) | share | punch | memtype | memtype-lookup\n"
 "  -t, --threads LIST  threads (processes for share), e.g. 1,2,4 (default:\n"
 "                      1 and the number of online CPUs)\n"
-"  -s, --size SIZE     size of the mapping (default 64M)\n"
+"  -s, --size SIZE     size of the mapping (default 64M; memtype-lookup:\n"
+"                      the whole BAR)\n"
 "  -p, --page-size SZ  huge page size (default 2M)\n"
 "  -r, --reps N        repetitions per thread count (default 3)\n"
-"  -i, --iterations N  loops per thread for punch and memtype (default 20/2000)\n"
+"  -i, --iterations N  loops per thread for punch and memtype (default\n"
+"                      20/2000), fault-passes for memtype-lookup (default 10)\n"
 "  -R, --resource FILE PCI resource file for memtype (default: the VGA\n"
 "                      framebuffer, else the first mmappable BAR >= 64 KB)\n"
+"  -D, --device BDF    vfio-pci device for memtype-lookup, e.g. 0000:00:04.0\n"
+"                      (default: the one in no-IOMMU mode); its biggest BAR\n"
+"                      is written to: plain memory only, such as ivshmem's\n"
 "  -P, --pin           pin thread i to CPU i\n"
 "  -j, --json          JSON output\n"
 "  -h, --help\n");
@@ -563,6 +574,7 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 		{ "reps", required_argument, NULL, 'r' },
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "resource", required_argument, NULL, 'R' },
+		{ "device", required_argument, NULL, 'D' },
 		{ "pin", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -578,15 +590,15 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 	o->reps = 3;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+w:t:s:p:r:i:R:Pjh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+w:t:s:p:r:i:R:D:Pjh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			for (i = 0; i < 4; i++)
+			for (i = 0; i < FT_SH_NR; i++)
 				if (!strcmp(optarg, ft_shape_name(i)))
 					break;
-			if (i == 4) {
+			if (i == FT_SH_NR) {
 				ft_err("bench: unknown workload '%s' (threads, share, "
-				       "punch, memtype)", optarg);
+				       "punch, memtype, memtype-lookup)", optarg);
 				return -1;
 			}
 			o->shape = i;
@@ -602,6 +614,7 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 				ft_err("bench: bad size '%s'", optarg);
 				return -1;
 			}
+			o->size_set = 1;
 			break;
 		case 'p':
 			if (ft_parse_size(optarg, &o->page_size) ||
@@ -627,6 +640,14 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 		case 'R':
 			o->resource = optarg;
 			break;
+		case 'D':
+			if (!ft_valid_bdf(optarg)) {
+				ft_err("bench: bad --device '%s': want a PCI address "
+				       "such as 0000:00:04.0", optarg);
+				return -1;
+			}
+			o->device = optarg;
+			break;
 		case 'P':
 			o->pin = 1;
 			break;
@@ -648,8 +669,13 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 		return -1;
 	}
 	if (!o->iterations)
-		o->iterations = o->shape == FT_SH_MEMTYPE ? 2000 : 20;
-	if (o->size < o->page_size) {
+		o->iterations = o->shape == FT_SH_MEMTYPE ? 2000 :
+				o->shape == FT_SH_LOOKUP ? 10 : 20;
+	if (o->device && o->shape != FT_SH_LOOKUP) {
+		ft_err("bench: --device is for -w memtype-lookup only");
+		return -1;
+	}
+	if (o->shape != FT_SH_LOOKUP && o->size < o->page_size) {
 		ft_err("bench: size %llu is smaller than one huge page",
 		       (unsigned long long)o->size);
 		return -1;
@@ -665,8 +691,9 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 int cmd_bench(int argc, char **argv)
 {
 	struct ft_bench_opts o;
-	struct ft_bench_result r;
-	int ret, i, maxt = 0;
+	struct ft_bench_result r, done[16];
+	int ret, i, ndone = 0, maxt = 0;
+	char desc[160];
 
 	ret = ft_bench_parse_args(argc, argv, &o);
 	if (ret)
@@ -676,53 +703,94 @@ int cmd_bench(int argc, char **argv)
 			maxt = o.threads[i];
 	if (ft_bench_check_pages(&o, maxt))
 		return 1;
+	if (o.shape == FT_SH_LOOKUP && ft_lookup_open(&o))
+		return 1;
 	ft_install_signals();
-	if (o.fmt == FT_FMT_JSON)
+	if (o.fmt == FT_FMT_JSON) {
 		printf("{\"workload\":\"%s\",\"size\":%llu,\"page_size\":%llu,"
-		       "\"reps\":%d,\"pin\":%s,\"results\":[",
-		       ft_shape_name(o.shape), (unsigned long long)o.size,
-		       (unsigned long long)o.page_size, o.reps,
-		       o.pin ? "true" : "false");
-	else if (o.shape == FT_SH_MEMTYPE)
+		       "\"reps\":%d,\"pin\":%s,", ft_shape_name(o.shape),
+		       (unsigned long long)o.size, (unsigned long long)o.page_size,
+		       o.reps, o.pin ? "true" : "false");
+		if (o.shape == FT_SH_LOOKUP) {
+			printf("\"device\":");
+			ft_json_str(stdout, ft_lookup_describe(desc, sizeof(desc)));
+			printf(",\"passes\":%d,", o.iterations);
+		}
+		printf("\"results\":[");
+	} else if (o.shape == FT_SH_MEMTYPE) {
 		printf("workload memtype: %d iterations per thread, %d reps%s\n"
 		       "%8s %10s %10s %10s %14s %14s\n", o.iterations, o.reps,
 		       o.pin ? ", pinned" : "", "threads", "user", "system", "wall",
 		       "ops/cpu-s", "ops/wall-s");
-	else
+	} else if (o.shape == FT_SH_LOOKUP) {
+		/* times of the fault-passes only, not of the remaps between */
+		printf("workload memtype-lookup: %s, 4 kB pages, %d fault-passes "
+		       "per thread, %d reps%s\n"
+		       "%8s %10s %10s %10s %14s %14s\n",
+		       ft_lookup_describe(desc, sizeof(desc)), o.iterations,
+		       o.reps, o.pin ? ", pinned" : "", "threads", "user",
+		       "system", "wall", "faults/cpu-s", "faults/wall-s");
+	} else {
 		printf("workload %s: %llu MB of %llu kB pages, %d reps%s\n"
 		       "%8s %10s %10s %10s %14s %14s\n",
 		       ft_shape_name(o.shape), (unsigned long long)(o.size >> 20),
 		       (unsigned long long)(o.page_size >> 10), o.reps,
 		       o.pin ? ", pinned" : "", o.shape == FT_SH_SHARE ?
 		       "procs" : "threads", "user", "system", "wall",
-		       o.shape >= FT_SH_PUNCH ? "ops/cpu-s" : "faults/cpu-s",
-		       o.shape >= FT_SH_PUNCH ? "ops/wall-s" : "faults/wall-s");
+		       o.shape == FT_SH_PUNCH || o.shape == FT_SH_MEMTYPE ?
+		       "ops/cpu-s" : "faults/cpu-s",
+		       o.shape == FT_SH_PUNCH || o.shape == FT_SH_MEMTYPE ?
+		       "ops/wall-s" : "faults/wall-s");
+	}
+	ret = 0;
 	for (i = 0; i < o.nthreads && !ft_stop; i++) {
 		double cpu;
 
-		if (ft_bench_run(&o, o.threads[i], &r))
-			return 1;
-		if (ft_stop)
+		if (ft_bench_run(&o, o.threads[i], &r)) {
+			free(r.thread_time);
+			ret = 1;
 			break;
+		}
+		if (ft_stop) {
+			free(r.thread_time);
+			break;
+		}
 		cpu = r.user + r.sys;
-		if (o.fmt == FT_FMT_JSON)
+		if (o.fmt == FT_FMT_JSON) {
 			printf("%s{\"threads\":%d,\"faults\":%llu,\"user_s\":%.6f,"
 			       "\"system_s\":%.6f,\"wall_s\":%.6f,\"wall_min_s\":%.6f,"
 			       "\"wall_max_s\":%.6f,\"faults_per_cpu_s\":%.1f,"
-			       "\"faults_per_wall_s\":%.1f}", i ? "," : "",
+			       "\"faults_per_wall_s\":%.1f", i ? "," : "",
 			       r.threads, (unsigned long long)r.faults, r.user,
 			       r.sys, r.wall, r.wall_min, r.wall_max,
 			       cpu > 0 ? r.faults / cpu : 0.0,
 			       r.wall > 0 ? r.faults / r.wall : 0.0);
-		else
+			if (r.thread_time)
+				ft_lookup_print_threads(stdout, &r, FT_FMT_JSON);
+			printf("}");
+		} else {
 			printf("%8d %10.3f %10.3f %10.3f %14.0f %14.0f\n",
 			       r.threads, r.user, r.sys, r.wall,
 			       cpu > 0 ? r.faults / cpu : 0.0,
 			       r.wall > 0 ? r.faults / r.wall : 0.0);
+		}
 		fflush(stdout);
+		/* the per-thread times follow the table */
+		if (r.thread_time && o.fmt != FT_FMT_JSON)
+			done[ndone++] = r;
+		else
+			free(r.thread_time);
 	}
-	if (o.fmt == FT_FMT_JSON)
+	if (o.fmt == FT_FMT_JSON && !ret)
 		printf("]}\n");
+	for (i = 0; i < ndone; i++) {
+		if (!ret && !ft_stop)
+			ft_lookup_print_threads(stdout, &done[i], FT_FMT_TEXT);
+		free(done[i].thread_time);
+	}
+	ft_lookup_close();
+	if (ret)
+		return ret;
 	if (ft_stop) {
 		ft_err("bench: interrupted");
 		return 130;

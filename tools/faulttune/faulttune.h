@@ -408,19 +408,28 @@ void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
 		       int top);
 
 /* bench.c: the workloads, also driven by tune */
-enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE };
+enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE,
+		FT_SH_LOOKUP, FT_SH_NR };
 
 struct ft_bench_opts {
 	int shape;
 	int threads[16];
 	int nthreads;
 	uint64_t size;		/* bytes of the mapping */
+	int size_set;		/* -s given (memtype-lookup: else the BAR) */
 	uint64_t page_size;	/* huge page size */
 	int reps;
 	int pin;
 	enum ft_fmt fmt;
 	int iterations;		/* memtype / punch loops per thread */
 	const char *resource;	/* memtype: PCI resource file */
+	const char *device;	/* memtype-lookup: vfio-pci device (BDF) */
+};
+
+/* memtype-lookup: one thread's time per fault-pass */
+struct ft_thread_time {
+	uint64_t min_ns, max_ns, sum_ns;
+	uint64_t passes;
 };
 
 struct ft_bench_result {
@@ -428,6 +437,9 @@ struct ft_bench_result {
 	uint64_t faults;	/* faults (or operations) over all reps */
 	double user, sys, wall;	/* seconds over all reps */
 	double wall_min, wall_max;
+	/* memtype-lookup only: pages per thread and pass, [threads] times */
+	uint64_t pages_per_pass;
+	struct ft_thread_time *thread_time;	/* caller frees */
 };
 
 const char *ft_shape_name(int shape);
@@ -436,6 +448,20 @@ int ft_bench_check_pages(const struct ft_bench_opts *o, int threads);
 int ft_bench_run(const struct ft_bench_opts *o, int threads,
 		 struct ft_bench_result *r);
 void ft_marker(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * lookup.c: the memtype-lookup workload on a vfio-pci device's BAR.
+ * ft_lookup_open() picks and opens the device (one error line and -1 when
+ * it cannot), ft_lookup_run() is ft_bench_run() for that shape.
+ */
+int ft_valid_bdf(const char *s);	/* 0000:00:04.0 */
+int ft_lookup_open(const struct ft_bench_opts *o);
+void ft_lookup_close(void);
+const char *ft_lookup_describe(char *buf, size_t len);
+int ft_lookup_run(const struct ft_bench_opts *o, int threads,
+		  struct ft_bench_result *r);
+void ft_lookup_print_threads(FILE *f, const struct ft_bench_result *r,
+			     enum ft_fmt fmt);
 
 /* subcommands */
 int cmd_report(int argc, char **argv);

@@ -246,16 +246,17 @@ static void json_contention(FILE *f, const char *name, struct ft_stats *s,
 		(unsigned long long)s->wait_max);
 }
 
-static void json_stats(FILE *f, const char *name, struct ft_stats *s)
+/* the members of one stats object, without its braces */
+static void json_stats_members(FILE *f, const char *name, struct ft_stats *s)
 {
-	fputs("{\"name\":", f);
+	fputs("\"name\":", f);
 	ft_json_str(f, name);
 	fprintf(f, ",\"acquisitions\":%llu,\"contended\":%llu,"
 		"\"collisions\":%llu,\"sharing\":%llu,\"unknown\":%llu,"
 		"\"wait_total_ns\":%llu,\"wait_p50_ns\":%llu,\"wait_p90_ns\":%llu,"
 		"\"wait_p99_ns\":%llu,\"wait_max_ns\":%llu,"
 		"\"collision_wait_ns\":%llu,\"sharing_wait_ns\":%llu,"
-		"\"releases\":%llu,\"hold_p50_ns\":%llu,\"hold_p99_ns\":%llu}",
+		"\"releases\":%llu,\"hold_p50_ns\":%llu,\"hold_p99_ns\":%llu",
 		(unsigned long long)s->acq, (unsigned long long)s->contended,
 		(unsigned long long)s->collisions,
 		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
@@ -270,6 +271,29 @@ static void json_stats(FILE *f, const char *name, struct ft_stats *s)
 		(unsigned long long)ft_hist_percentile(&s->hold, 50),
 		(unsigned long long)ft_hist_percentile(&s->hold, 99));
 }
+
+static void json_stats(FILE *f, const char *name, struct ft_stats *s)
+{
+	fputc('{', f);
+	json_stats_members(f, name, s);
+	fputc('}', f);
+}
+
+/*
+ * The side of memtype_lock an op takes once the lock is an rwlock (the
+ * series' memtype read-lock patch): lookups and the debugfs list walk
+ * read, reserve and free write.  The events carry no side; the op says it.
+ */
+static const char *memtype_side(unsigned int op)
+{
+	return op == FT_MOP_LOOKUP || op == FT_MOP_LIST ? "read" :
+	       op == FT_MOP_RESERVE || op == FT_MOP_FREE ? "write" : "-";
+}
+
+#define MEMTYPE_SIDE_NOTE \
+	"side: with the memtype read-lock patch, lookup and list hold " \
+	"memtype_lock for reading (several at once), reserve and free for " \
+	"writing; without it every op holds the spinlock alone"
 
 static void csv_stats(FILE *f, const char *section, const char *name,
 		      struct ft_stats *s)
@@ -561,11 +585,15 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 		json_stats(f, "all", &a->mall);
 		fputs(",\"ops\":[", f);
 		for (i = 0; i < FT_MOP_NR; i++) {
-			if (i)
-				fputc(',', f);
-			json_stats(f, ft_mop_name(i), &a->mop[i]);
+			fputs(i ? ",{" : "{", f);
+			json_stats_members(f, ft_mop_name(i), &a->mop[i]);
+			fputs(",\"side\":", f);
+			ft_json_str(f, memtype_side(i));
+			fputc('}', f);
 		}
-		fputs("]}", f);
+		fputs("],\"side_note\":", f);
+		ft_json_str(f, MEMTYPE_SIDE_NOTE);
+		fputc('}', f);
 		if (a->fb) {
 			/* its own member: names, callers, ops, no hold numbers */
 			ft_fallback_print(f, a, FT_FMT_JSON, top);
@@ -739,11 +767,13 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 
 	if (a->nev[FT_LK_MEMTYPE]) {
 		fprintf(f, "\nmemtype_lock (x86 PAT)\n");
-		text_header(f, "op");
+		text_header_x(f, "op", "side");
 		for (i = 0; i < FT_MOP_NR; i++)
 			if (a->mop[i].acq || a->mop[i].releases)
-				text_row_cls(f, ft_mop_name(i), &a->mop[i], 0);
+				text_row_x(f, ft_mop_name(i), &a->mop[i], 0, 1,
+					   memtype_side(i));
 		text_row_cls(f, "all", &a->mall, 0);
+		fprintf(f, "%s\n", MEMTYPE_SIDE_NOTE);
 	}
 
 	if (a->nev[FT_LK_CONTENTION] && a->fb) {

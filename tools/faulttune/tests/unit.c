@@ -463,6 +463,28 @@ static void test_memtype(void)
 	EQ(a.mop[FT_MOP_LOOKUP].wait_total, 4);
 	EQ(ft_hist_percentile(&a.mop[FT_MOP_LOOKUP].hold, 50), 4);
 	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
+	{
+		/* the report names the lock side each op takes */
+		struct ft_report_opts o = { .file = "t", .top = 5, .max_size = 64 };
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		EQ(ft_report_print(f, &a, &o), 0);
+		o.fmt = FT_FMT_JSON;
+		EQ(ft_report_print(f, &a, &o), 0);
+		fclose(f);
+		CHECK(text && strstr(text, "\nlookup ") &&
+		      strstr(strstr(text, "\nlookup "), " 1 ") &&
+		      strstr(text, "4ns read\n"),
+		      "text: lookup row with 1 acquisition, hold 4ns, side read");
+		CHECK(text && strstr(text, "\"name\":\"lookup\",\"acquisitions\":1,") &&
+		      strstr(text, "\"hold_p99_ns\":4,\"side\":\"read\"}") &&
+		      strstr(text, "\"name\":\"reserve\"") &&
+		      strstr(strstr(text, "\"name\":\"reserve\""), "\"side\":\"write\"}"),
+		      "json: lookup read, reserve write");
+		free(text);
+	}
 	ft_analysis_free(&a);
 }
 
@@ -812,6 +834,14 @@ static void test_bench_args(void)
 	EQ(bparse(&o, "-w memtype"), 0);
 	EQ(o.shape, FT_SH_MEMTYPE);
 	EQ(o.iterations, 2000);
+	EQ(bparse(&o, "-w memtype-lookup"), 0);
+	EQ(o.shape, FT_SH_LOOKUP);
+	EQ(o.iterations, 10);
+	EQ(o.size_set, 0);
+	EQ(bparse(&o, "-w memtype-lookup -D 0000:00:04.0 -s 64K"), 0);
+	EQ(o.size, 64ULL << 10);
+	EQ(o.size_set, 1);
+	CHECK(o.device && !strcmp(o.device, "0000:00:04.0"), "--device kept");
 	EQ(bparse(&o, "-w share -t 4"), 0);
 	EQ(o.shape, FT_SH_SHARE);
 	EQ(bparse(&o, ""), 0);
@@ -825,6 +855,10 @@ static void test_bench_args(void)
 	EQ(bparse(&o, "-s 1M"), -1);		/* smaller than a 2M page */
 	EQ(bparse(&o, "-r 0"), -1);
 	EQ(bparse(&o, "extra"), -1);
+	EQ(bparse(&o, "-w memtype-lookup -D 00:04.0"), -1);	/* no domain */
+	EQ(bparse(&o, "-w memtype-lookup -D 0000:00:04.8"), -1);
+	EQ(bparse(&o, "-w memtype-lookup -D 0000:00:04.0x"), -1);
+	EQ(bparse(&o, "-D 0000:00:04.0"), -1);	/* not that workload */
 }
 
 static void test_bad_files(void)

@@ -127,7 +127,7 @@ suite-table:
 	@cp $(BUILD)/check/suites.md $(TOP)/Documentation/testing.md
 	@echo "suite-table: Documentation/testing.md from the logs in build/check"
 
-bench: image kernel kernel-stock
+bench: image kernel kernel-stock kernel-norw
 	@if [ -x $(TOP)/tests/bench.sh ]; then $(TOP)/tests/bench.sh; \
 	 else echo "bench: no benchmarks yet"; fi
 

@@ -7,11 +7,11 @@
 #   make check-long  the slowest tests, left out of make check
 #   make bench    the performance table (patched vs stock, one run)
 #
-# Other targets: deps kernel kernel-stock series-check patches tool selftests
+# Other targets: deps kernel kernel-stock kernel-norw series-check patches tool selftests
 # image vm mutation-check suite-table clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
-# Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock
+# Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
 # Bench knobs: BENCH_ROUNDS BENCH_SIZE BENCH_REPS BENCH_TUNE_REPS BENCH_FAULTS
 #              BENCH_SPEED=first|all|none (see tests/bench.sh)
 
@@ -43,7 +43,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 			   Documentation/trace -type f 2>/dev/null)
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
-.PHONY: all deps kernel kernel-stock series-check patches tool selftests image vm run \
+.PHONY: all deps kernel kernel-stock kernel-norw series-check patches tool selftests image vm run \
 	check check-long mutation-check suite-table bench clean install uninstall deb kernel-deb
 
 all: kernel tool image
@@ -66,12 +66,22 @@ $(BUILD)/patched/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHE
 	$(SCRIPTS)/prepare-tree.sh patched $(BUILD)/patched/src
 	@touch $@
 
+# The series without its last patch (memtype_lock read-locked on lookups),
+# to measure that patch against the rest of the series.
+$(BUILD)/norw/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) \
+			 $(addprefix $(TOP)/,$(OVERLAY)) | deps
+	$(SCRIPTS)/prepare-tree.sh norw $(BUILD)/norw/src
+	@touch $@
+
 # The kernel build itself is always run: kbuild decides what is stale.
 kernel: $(BUILD)/patched/src.stamp
 	@$(SCRIPTS)/build-kernel.sh $(BUILD)/patched $(KCONFIG)
 
 kernel-stock: $(BUILD)/stock/src.stamp
 	@$(SCRIPTS)/build-kernel.sh $(BUILD)/stock $(KCONFIG)
+
+kernel-norw: $(BUILD)/norw/src.stamp
+	@$(SCRIPTS)/build-kernel.sh $(BUILD)/norw $(KCONFIG)
 
 # Each patch of the series on its own: applies, builds, checkpatch --strict.
 series-check: | deps
@@ -91,7 +101,7 @@ image: tool selftests
 
 # --- the guest ----------------------------------------------------------------
 
-vm: image $(if $(filter stock,$(KERNEL)),kernel-stock,kernel)
+vm: image $(if $(filter stock norw,$(KERNEL)),kernel-$(KERNEL),kernel)
 	@$(SCRIPTS)/run-vm.sh $(BUILD)/$(KERNEL)/bzImage $(BUILD)/guest.cpio '$(CMD)'
 
 run: image kernel
@@ -117,7 +127,7 @@ suite-table:
 	@cp $(BUILD)/check/suites.md $(TOP)/Documentation/testing.md
 	@echo "suite-table: Documentation/testing.md from the logs in build/check"
 
-bench: image kernel kernel-stock
+bench: image kernel kernel-stock kernel-norw
 	@if [ -x $(TOP)/tests/bench.sh ]; then $(TOP)/tests/bench.sh; \
 	 else echo "bench: no benchmarks yet"; fi
 

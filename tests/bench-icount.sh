@@ -16,10 +16,22 @@
 #   debug	the kernels make check tests (lockdep), build/{stock,patched}
 #
 # and prints instructions per refault and the patched / stock ratio, the
-# goal being <= 1.005 with the events off.  Writes build/bench/icount.md
-# (the section bench.sh appends to Documentation/bench.md) and
-# build/bench/icount.json.  Knobs: BENCH_ICOUNT_FAULTS (20000),
-# BENCH_ICOUNT_REPS (3), BENCH_ICOUNT_KERNELS ("bench debug").
+# goal being <= 1.005 with the events off.
+#
+# Then the per-fault memtype lookup (issue 14): QEMU's ivshmem bound to
+# vfio-pci (ft_vfio bind), `faulttune bench -w memtype-lookup -t 1` faults
+# BENCH_ICOUNT_LOOKUP_SIZE of its BAR2 one 4 KiB page at a time
+# (vmf_insert_pfn() -> lookup_memtype() under memtype_lock), events off,
+# then with every memtype event on; instructions per fault are a pass's
+# time over its pages.  Besides stock and patched this boots the series
+# without its last patch (norw, build/norw/src; the read-lock patch), so
+# that a read_lock() is compared with the spin_lock() it replaces.
+#
+# Writes build/bench/icount.md (the section bench.sh appends to
+# Documentation/bench.md) and build/bench/icount.json.  Knobs:
+# BENCH_ICOUNT_FAULTS (20000), BENCH_ICOUNT_REPS (3),
+# BENCH_ICOUNT_KERNELS ("bench debug"), BENCH_ICOUNT_LOOKUP_SIZE (8M),
+# BENCH_ICOUNT_LOOKUP_PASSES (5).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,13 +40,23 @@ out=$build/bench
 faults=${BENCH_ICOUNT_FAULTS:-20000}
 reps=${BENCH_ICOUNT_REPS:-3}
 kinds=${BENCH_ICOUNT_KERNELS:-bench debug}
+lsize=${BENCH_ICOUNT_LOOKUP_SIZE:-8M}
+lpasses=${BENCH_ICOUNT_LOOKUP_PASSES:-5}
 mkdir -p "$out"
 die() { echo "bench-icount: $*" >&2; exit 1; }
+
+# stock, the series without its last patch, the series
+[ -d "$build/norw/src" ] || make -s -C "$top" "$build/norw/src.stamp" ||
+	die "no source tree build/norw/src (make kernel-norw)"
+variants="stock norw patched"
+if [[ " $kinds " == *" debug "* ]] && [ ! -r "$build/norw/bzImage" ]; then
+	make -s -C "$top" kernel-norw || die "the norw kernel does not build (make kernel-norw)"
+fi
 
 # The production-like kernels: the same source trees, another config.
 if [[ " $kinds " == *" bench "* ]]; then
 	grep -v '^CONFIG_JUMP_LABEL=' "$top/kernel/config/base.config" > "$out/base-bench.config"
-	for k in stock patched; do
+	for k in $variants; do
 		mkdir -p "$build/bench-$k"
 		ln -sfn "$build/$k/src" "$build/bench-$k/src"
 		"$top/kernel/scripts/build-kernel.sh" "$build/bench-$k" \
@@ -51,15 +73,29 @@ if [ -d \$T/events/hugetlb ]; then
 	for i in \$(seq $reps); do echo \"ICOUNT on \$(bench_refault fault 8 $faults 1)\"; done
 	echo 0 > \$T/events/hugetlb/enable
 	echo \"ICOUNT events \$(grep -c hugetlb_fault_mutex \$T/trace)\"
+fi
+lookup() { faulttune bench -w memtype-lookup -t 1 -s $lsize -i $lpasses -r 1 --json | tr -d '\\n'; }
+if ft_vfio bind > /dev/null; then
+	for i in \$(seq $reps); do echo \"ICOUNT lookup-off \$(lookup)\"; done
+	if [ -d \$T/events/memtype ]; then
+		echo > \$T/trace
+		echo 1 > \$T/events/memtype/enable
+		for i in \$(seq $reps); do echo \"ICOUNT lookup-on \$(lookup)\"; done
+		echo 0 > \$T/events/memtype/enable
+		echo \"ICOUNT lookup-events \$(grep -c 'memtype_lock_acquire_returned: op=lookup' \$T/trace)\"
+	fi
+	ft_vfio unbind
+else
+	echo 'ICOUNT lookup-none ft_vfio bind failed'
 fi"
 
 : > "$out/icount.txt"
 for kind in $kinds; do
-	for k in stock patched; do
+	for k in $variants; do
 		img=$build/$k/bzImage
 		[ "$kind" = bench ] && img=$build/bench-$k/bzImage
 		[ -r "$img" ] || die "no $img"
-		echo "bench-icount: $kind $k kernel, $reps x $faults refaults, events off and on"
+		echo "bench-icount: $kind $k kernel, $reps x $faults refaults and $reps x $lpasses passes of $lsize lookup faults, events off and on"
 		VM_LOGDIR=$out/icount-$kind-$k VM_KERNEL=$k VM_CPUS=1 VM_HUGEPAGES=16 \
 			VM_ACCEL=tcg,thread=single VM_EXTRA="-icount shift=0,sleep=off" \
 			VM_TIMEOUT=${VM_TIMEOUT:-1800} \
@@ -70,13 +106,20 @@ for kind in $kinds; do
 	done
 done
 
-python3 - "$out/icount.txt" "$faults" "$reps" "$out/icount.md" "$out/icount.json" <<'PY'
+python3 - "$out/icount.txt" "$faults" "$reps" "$out/icount.md" "$out/icount.json" "$lsize" "$lpasses" <<'PY'
 import json, statistics, sys
 path, faults, reps, md, js = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+lsize, lpasses = sys.argv[6], sys.argv[7]
 runs = {}
+lookups = {}
 for line in open(path):
     f = line.split()
-    if len(f) >= 4 and f[2] in ("off", "on"):
+    if len(f) >= 4 and f[2] in ("lookup-off", "lookup-on"):
+        # one thread: its average pass time over the pages of a pass
+        res = json.loads(line.split(" ", 3)[3])["results"][0]
+        t = res["per_thread"][0]
+        lookups.setdefault((f[0], f[1], f[2][7:]), []).append(t["avg_ns"] / res["pages_per_pass"])
+    elif len(f) >= 4 and f[2] in ("off", "on"):
         sec = float(dict(kv.split("=") for kv in f[3:])["seconds"])
         # shift=0: one instruction per virtual nanosecond
         runs.setdefault((f[0], f[1], f[2]), []).append(sec * 1e9 / faults)
@@ -87,7 +130,7 @@ for kind in ("bench", "debug"):
     if not s_off:
         continue
     base = statistics.median(s_off)
-    for k, ev in (("stock", "off"), ("patched", "off"), ("patched", "on")):
+    for k, ev in (("stock", "off"), ("norw", "off"), ("patched", "off"), ("patched", "on")):
         v = runs.get((kind, k, ev))
         if not v:
             continue
@@ -114,6 +157,44 @@ with open(md, "w") as o:
     if goal is not None:
         o.write("Production-like patched / stock with the events off: **%.4f** (goal <= 1.005: %s).\n"
                 % (goal, "met" if goal <= 1.005 else "NOT met"))
+lrows = []
+for kind in ("bench", "debug"):
+    s_off = lookups.get((kind, "stock", "off"))
+    n_off = lookups.get((kind, "norw", "off"))
+    if not s_off:
+        continue
+    base, nbase = statistics.median(s_off), statistics.median(n_off) if n_off else None
+    for k in ("stock", "norw", "patched"):
+        for ev in ("off", "on"):
+            v = lookups.get((kind, k, ev))
+            if not v:
+                continue
+            med = statistics.median(v)
+            spread = (max(v) - min(v)) / med * 100
+            res["lookup/%s/%s/events-%s" % (kind, k, ev)] = {"insn_per_fault": round(med, 1),
+                "spread_pct": round(spread, 2), "ratio_vs_stock": round(med / base, 4),
+                "ratio_vs_norw": round(med / nbase, 4) if nbase else None}
+            lrows.append("| %s | %s | %s | %.0f | %.2f%% | %.4f | %s |" % (
+                "production-like" if kind == "bench" else "debug (lockdep)", k, ev, med, spread,
+                med / base, "%.4f" % (med / nbase) if nbase else "-"))
+if lrows:
+    with open(md, "a") as o:
+        o.write("\n### Instructions per memtype lookup fault\n\n")
+        o.write("The same guests, QEMU's ivshmem bound to vfio-pci (no-IOMMU mode): "
+                "`faulttune bench -w memtype-lookup -t 1 -s %s -i %s -r 1`, one thread faulting "
+                "its slice of BAR2 one 4 KiB page at a time (`vmf_insert_pfn()` -> "
+                "`lookup_memtype()` under `memtype_lock`), a pass's time over its pages; median "
+                "of %s runs.  norw: the series without its last patch, so memtype_lock is the "
+                "spinlock; patched: lookups take it for reading.  \"on\": every memtype event "
+                "enabled.  Goal: patched <= norw with the events off (a read lock must not "
+                "cost more than the spinlock uncontended).\n\n" % (lsize, lpasses, reps))
+        o.write("| kernel | variant | events | instructions/fault | spread | vs stock | vs norw |\n")
+        o.write("|---|---|---|---:|---:|---:|---:|\n")
+        o.write("\n".join(lrows) + "\n\n")
+        g = res.get("lookup/bench/patched/events-off", {}).get("ratio_vs_norw")
+        if g is not None:
+            o.write("Production-like patched / norw with the events off: **%.4f** (%s).\n"
+                    % (g, "no dearer than the spinlock" if g <= 1.0 else "dearer than the spinlock"))
 json.dump(res, open(js, "w"), indent=1)
 print(open(md).read())
 PY

@@ -24,6 +24,7 @@
 #   9 threads	the model against measurement at 1..VM_CPUS threads
 #  10 from	tune --from on the >= 1M-event recording of 5
 #  11 icount	instructions per page-cache-hit refault, patched / stock,
+#		and per memtype lookup fault, stock / norw / patched,
 #		events off and on, production-like and debug kernels
 #		(tests/bench-icount.sh: single-threaded TCG with -icount,
 #		one vCPU; BENCH_ICOUNT=0 leaves it out)

@@ -11,6 +11,8 @@
 #   boot	hugetlb_fault_mutexes=N applied, and refused when bad
 #   guest	the project's guest tests on the patched kernel
 #   fallback	faulttune-fallback.t and memtype-lookup.t on the stock kernel
+#   memtype list	kernel-memtype.t on the stock kernel, its pat_memtype_list
+#		compared with the patched kernel's
 #   selftests	the kernel's hugetlb selftests and stress-ng on the stock and
 #		the patched kernel, compared result by result
 #
@@ -308,6 +310,26 @@ case $rc in
 0|1) ok "fallback-stock: kernel log clean, guest finished" ;;
 *) not_ok "fallback-stock: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/fallback-stock.err" | head -40 ;;
 esac
+
+# ---------------------------------------------------------------------------
+group "memtype list: pat_memtype_list on the stock kernel, compared with patched"
+# kernel-memtype.t ran on the patched kernel in the guest group; on stock it
+# checks the list alone (no events).  Both print the list as it was before
+# their own mappings: memtype_lock's read side must list what its spinlock
+# listed.
+VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm memtype-stock stock "run-tests /ft/tests/kernel-memtype.t"
+rc=$?
+collect "memtype-stock/" "$logs/memtype-stock.log"
+case $rc in
+0|1) ok "memtype-stock: kernel log clean, guest finished" ;;
+*) not_ok "memtype-stock: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/memtype-stock.err" | head -40 ;;
+esac
+pat_list() { sed -n 's/^# pat-boot: //p' "$logs/$1.log" | sort; }
+pat_stock=$(pat_list memtype-stock)
+pat_patched=$(pat_list guest)
+check "memtype list: the patched kernel lists the stock kernel's $(printf '%s' "$pat_stock" | grep -c .) entries, no more" \
+	eval '[ -n "$pat_stock" ] && [ "$pat_stock" = "$pat_patched" ]'
+[ "$pat_stock" = "$pat_patched" ] || diff <(echo "$pat_stock") <(echo "$pat_patched") | sed 's/^/# /'
 
 # ---------------------------------------------------------------------------
 group "selftests: the kernel's hugetlb selftests, stock vs patched"

@@ -209,6 +209,7 @@ def main():
     rows = tool_rows(logdir)
     rows += guest_rows(logdir, "guest.log", "check")
     rows += guest_rows(logdir, "fallback-stock.log", "check", "stock")
+    rows += guest_rows(logdir, "memtype-stock.log", "check", "stock")
     rows += guest_rows(logdir, "guest-long.log", "check-long")
     rows += selftest_rows(logdir, "", "check")
     rows += selftest_rows(logdir, "-long", "check-long")
@@ -247,6 +248,7 @@ def main():
             print(f"- `{make}`: no complete run in these logs")
     for label, what in (("selftests-stock", "selftests, stock"), ("selftests-patched", "selftests, patched"),
                         ("guest", "guest tests"), ("fallback-stock", "fallback, stock"),
+                        ("memtype-stock", "pat_memtype_list, stock"),
                         ("guest-long", "resize storm (kernel-storm)"),
                         ("selftests-long-stock", "long selftests, stock"),
                         ("selftests-long-patched", "long selftests, patched")):

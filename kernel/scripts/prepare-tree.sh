@@ -5,8 +5,10 @@
 #
 # Unpack Debian's linux-source-6.12 into a staging directory, and for the
 # "patched" variant copy the project's new kernel files (the overlay) and
-# apply kernel/patches/series with patch -p1.  Files keep the tarball's
-# mtimes, and every file the overlay or a patch provides gets the mtime of
+# apply kernel/patches/series with patch -p1.  The "norw" variant does the
+# same without the series' last patch (memtype_lock taken for reading on
+# lookups), so that the read lock can be measured against the rest of the
+# series.  Files keep the tarball's mtimes, and every file the overlay or a patch provides gets the mtime of
 # the newest of those inputs, so syncing the staged tree into SRCDIR by size
 # and mtime rewrites only what changed, and the next kernel build is
 # incremental.
@@ -23,7 +25,7 @@ stage=$srcdir.stage
 die() { echo "prepare-tree: $*" >&2; exit 1; }
 
 [ -r "$tarball" ] || die "$tarball not found: install Debian's linux-source-6.12 (make deps)"
-case $variant in stock|patched) ;; *) die "variant must be stock or patched, not '$variant'";; esac
+case $variant in stock|patched|norw) ;; *) die "variant must be stock, patched or norw, not '$variant'";; esac
 
 rm -rf "$stage"
 mkdir -p "$stage"
@@ -31,7 +33,7 @@ tar -xf "$tarball" -C "$stage" --strip-components=1
 
 touched=$srcdir.touched
 : > "$touched"
-if [ "$variant" = patched ]; then
+if [ "$variant" != stock ]; then
 	# New files: each lives once in this repository at its kernel path.
 	for d in include tools/testing Documentation/admin-guide Documentation/trace; do
 		[ -d "$top/$d" ] || continue
@@ -45,9 +47,15 @@ if [ "$variant" = patched ]; then
 
 	series=$top/kernel/patches/series
 	if [ -f "$series" ]; then
+		patches=$(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$series")
+		if [ "$variant" = norw ]; then
+			[ "$(echo "$patches" | wc -l)" -ge 2 ] ||
+				die "norw needs a series of two patches or more"
+			echo "prepare-tree: norw leaves out $(echo "$patches" | tail -1)"
+			patches=$(echo "$patches" | sed '$d')
+		fi
 		n=0
-		while read -r p _; do
-			case $p in ''|'#'*) continue;; esac
+		for p in $patches; do
 			n=$((n + 1))
 			[ -f "$top/kernel/patches/$p" ] || die "series names $p, which is not in kernel/patches"
 			if ! out=$(cd "$stage" && patch -p1 --forward --batch --fuzz=0 --no-backup-if-mismatch \
@@ -61,7 +69,7 @@ if [ "$variant" = patched ]; then
 				echo "$out" | grep 'with fuzz\|offset' | sed 's/^/  /' >&2
 			fi
 			sed -n 's|^+++ b/\([^	]*\).*|\1|p' "$top/kernel/patches/$p" >> "$touched"
-		done < "$series"
+		done
 		echo "prepare-tree: applied $n patches from kernel/patches/series"
 	fi
 	# Stamp what the overlay and the patches touched with their newest input.

@@ -440,6 +440,8 @@ struct ft_bench_result {
 	/* memtype-lookup only: pages per thread and pass, [threads] times */
 	uint64_t pages_per_pass;
 	struct ft_thread_time *thread_time;	/* caller frees */
+	/* faults outside the passes (fill, read-back) and their thread-time */
+	uint64_t untimed_faults, untimed_ns;
 };
 
 const char *ft_shape_name(int shape);

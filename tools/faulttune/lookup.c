@@ -325,6 +325,11 @@ fail:
 	return -1;
 }
 
+uint64_t ft_lookup_bar_size(void)
+{
+	return dev.bar_size;
+}
+
 const char *ft_lookup_describe(char *buf, size_t len)
 {
 	snprintf(buf, len, "%s BAR%d (%llu kB, %s vfio group %s)", dev.bdf,

@@ -703,13 +703,18 @@ int cmd_bench(int argc, char **argv)
 			maxt = o.threads[i];
 	if (ft_bench_check_pages(&o, maxt))
 		return 1;
-	if (o.shape == FT_SH_LOOKUP && ft_lookup_open(&o))
-		return 1;
+	if (o.shape == FT_SH_LOOKUP) {
+		if (ft_lookup_open(&o))
+			return 1;
+		if (!o.size_set)	/* the whole BAR */
+			o.size = ft_lookup_bar_size();
+	}
 	ft_install_signals();
 	if (o.fmt == FT_FMT_JSON) {
 		printf("{\"workload\":\"%s\",\"size\":%llu,\"page_size\":%llu,"
 		       "\"reps\":%d,\"pin\":%s,", ft_shape_name(o.shape),
-		       (unsigned long long)o.size, (unsigned long long)o.page_size,
+		       (unsigned long long)o.size,
+		       (unsigned long long)(o.shape == FT_SH_LOOKUP ? 4096 : o.page_size),
 		       o.reps, o.pin ? "true" : "false");
 		if (o.shape == FT_SH_LOOKUP) {
 			printf("\"device\":");

@@ -440,6 +440,8 @@ struct ft_bench_result {
 	/* memtype-lookup only: pages per thread and pass, [threads] times */
 	uint64_t pages_per_pass;
 	struct ft_thread_time *thread_time;	/* caller frees */
+	/* faults outside the passes (fill, read-back) and their thread-time */
+	uint64_t untimed_faults, untimed_ns;
 };
 
 const char *ft_shape_name(int shape);
@@ -458,6 +460,7 @@ int ft_valid_bdf(const char *s);	/* 0000:00:04.0 */
 int ft_lookup_open(const struct ft_bench_opts *o);
 void ft_lookup_close(void);
 const char *ft_lookup_describe(char *buf, size_t len);
+uint64_t ft_lookup_bar_size(void);	/* of the BAR ft_lookup_open() chose */
 int ft_lookup_run(const struct ft_bench_opts *o, int threads,
 		  struct ft_bench_result *r);
 void ft_lookup_print_threads(FILE *f, const struct ft_bench_result *r,

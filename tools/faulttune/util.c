@@ -355,6 +355,16 @@ int ft_stdout_done(int ret)
 	e = errno;
 	if (e == EPIPE || (!e && stdout_widowed()))
 		die_of_sigpipe();
+	/*
+	 * The write that failed was an earlier flush inside printf(), whose
+	 * errno is long gone, and stdio dropped the buffer.  The output is
+	 * incomplete anyway: one byte written directly says why (ENOSPC on a
+	 * full device, EIO, ...) instead of a bare "write error".
+	 */
+	if (!e && write(STDOUT_FILENO, "\n", 1) < 0)
+		e = errno;
+	if (e == EPIPE)
+		die_of_sigpipe();
 	ft_err("writing standard output: %s", e ? strerror(e) : "write error");
 	return ret ? ret : 1;
 }

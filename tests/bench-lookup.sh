@@ -19,7 +19,8 @@
 # events, or on stock from lock:contention through the fallback).
 #
 # Production-like: base.config without debug.config (no lockdep, no lock
-# or list debugging) into build/lookup-<kernel>.  Unlike the -icount
+# or list debugging), built by tests/bench-kernels.sh into
+# build/prod-<kernel>, the kernels sections 1-10 boot.  Unlike the -icount
 # kernels (bench.config) jump labels stay off, as in base.config: this
 # workload needs multi-threaded TCG, where a jump label patch can leave a
 # vCPU on a stale int3 (base.config's comment).  All kernels have the
@@ -67,11 +68,9 @@ for k in $kernels; do
 		make -s -C "$top" "$build/$k/src.stamp" ||
 			die "no source tree build/$k/src (make kernel-$k)"
 	fi
-	mkdir -p "$build/lookup-$k"
-	ln -sfn "$build/$k/src" "$build/lookup-$k/src"
-	"$top/kernel/scripts/build-kernel.sh" "$build/lookup-$k" "$top/kernel/config/base.config" ||
-		die "the production-like $k kernel does not build"
 done
+# the same production-like kernels as sections 1-10 (build/prod-KERNEL)
+"$top/tests/bench-kernels.sh" $kernels || die "the production-like kernels do not build"
 
 # The guest side: one "LOOKUP <what> <threads> <json>" line per result.
 guest="tl=\$(seq -s, 1 $cpus)
@@ -92,7 +91,7 @@ for r in $(seq 1 "$rounds"); do
 	for k in $kernels; do
 		echo "bench-lookup: round $r/$rounds, $k kernel ($(( $(date +%s) - start )) s)"
 		VM_LOGDIR=$out/lookup-$k-$r VM_KERNEL=$k VM_TIMEOUT=${VM_TIMEOUT:-1800} \
-			"$top/kernel/scripts/run-vm.sh" "$build/lookup-$k/bzImage" "$build/guest.cpio" "$guest" \
+			"$top/kernel/scripts/run-vm.sh" "$build/prod-$k/bzImage" "$build/guest.cpio" "$guest" \
 			> "$out/lookup-$k-$r.log" 2>&1 ||
 			{ tail -20 "$out/lookup-$k-$r.log" >&2; die "the $k guest failed (round $r)"; }
 		sed -n "s/^LOOKUP /$k $r /p" "$out/lookup-$k-$r.log" >> "$out/lookup.txt"

@@ -49,7 +49,9 @@ die() { echo "bench-icount: $*" >&2; exit 1; }
 [ -d "$build/norw/src" ] || make -s -C "$top" "$build/norw/src.stamp" ||
 	die "no source tree build/norw/src (make kernel-norw)"
 variants="stock norw patched"
-if [[ " $kinds " == *" debug "* ]] && [ ! -r "$build/norw/bzImage" ]; then
+# (make bench builds the debug stock and patched kernels; norw is built
+# here too, so that a run of this script alone has it current)
+if [[ " $kinds " == *" debug "* ]]; then
 	make -s -C "$top" kernel-norw || die "the norw kernel does not build (make kernel-norw)"
 fi
 

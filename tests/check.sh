@@ -100,6 +100,15 @@ vm() {		# LABEL KERNEL 'COMMAND' : boot, log to $logs/LABEL.log
 	return $rc
 }
 
+# A guest's own result: its kernel log is clean and it finished (run-vm
+# exits 0, or 1 when one of its tests failed: those count on their own).
+guest_done() {	# NAME RC ERRFILE
+	case $2 in
+	0|1) ok "$1: kernel log clean, guest finished" ;;
+	*) not_ok "$1: kernel log clean, guest finished (run-vm exit $2)"; sed 's/^/# /' "$3" | head -40 ;;
+	esac
+}
+
 # selftests.t on both kernels, then one line per test: the patched result,
 # judged against stock's.
 selftests() {
@@ -110,10 +119,7 @@ selftests() {
 		VM_TIMEOUT=${VM_TIMEOUT_SELFTESTS:-2700} VM_APPEND="${VM_APPEND:-} faulttune.suite=$mode" \
 			vm "selftests$sfx-$k" "$k" "run-tests /ft/tests/selftests.t"
 		rc=$?
-		case $rc in
-		0|1) ok "selftests$sfx/$k: kernel log clean, guest finished" ;;
-		*) not_ok "selftests$sfx/$k: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/selftests$sfx-$k.err" | head -40 ;;
-		esac
+		guest_done "selftests$sfx/$k" $rc "$logs/selftests$sfx-$k.err"
 	done
 	declare -A stock
 	while IFS= read -r line; do
@@ -159,10 +165,7 @@ if [ $mode = long ]; then
 	VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm guest-long patched "run-tests /ft/tests/kernel-storm.t"
 	rc=$?
 	collect "guest/" "$logs/guest-long.log"
-	case $rc in
-	0|1) ok "guest-long: kernel log clean, guest finished" ;;
-	*) not_ok "guest-long: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/guest-long.err" | head -40 ;;
-	esac
+	guest_done "guest-long" $rc "$logs/guest-long.err"
 	group "selftests-long: the slowest selftests, stock vs patched"
 	selftests
 	finish
@@ -278,10 +281,7 @@ VM_APPEND="lockdown=integrity hugetlb_fault_mutexes=64" VM_TIMEOUT=${VM_TIMEOUT_
 	vm lockdown patched "run-tests /ft/tests/kernel-lockdown.t"
 rc=$?
 collect "lockdown/" "$logs/lockdown.log"
-case $rc in
-0|1) ok "lockdown: kernel log clean, guest finished" ;;
-*) not_ok "lockdown: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/lockdown.err" | head -40 ;;
-esac
+guest_done "lockdown" $rc "$logs/lockdown.err"
 
 # ---------------------------------------------------------------------------
 group "guest: the project's tests on the patched kernel"
@@ -291,10 +291,7 @@ if [ -n "$tests" ]; then
 	VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm guest patched "run-tests $tests"
 	rc=$?
 	collect "guest/" "$logs/guest.log"
-	case $rc in
-	0|1) ok "guest: kernel log clean, guest finished" ;;
-	*) not_ok "guest: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/guest.err" | head -40 ;;
-	esac
+	guest_done "guest" $rc "$logs/guest.err"
 else
 	ok "guest: project tests" "none yet"
 fi
@@ -306,10 +303,7 @@ group "fallback: faulttune record + report on the stock kernel; memtype-lookup o
 VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm fallback-stock stock "run-tests /ft/tests/faulttune-fallback.t /ft/tests/memtype-lookup.t"
 rc=$?
 collect "fallback-stock/" "$logs/fallback-stock.log"
-case $rc in
-0|1) ok "fallback-stock: kernel log clean, guest finished" ;;
-*) not_ok "fallback-stock: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/fallback-stock.err" | head -40 ;;
-esac
+guest_done "fallback-stock" $rc "$logs/fallback-stock.err"
 
 # ---------------------------------------------------------------------------
 group "memtype list: pat_memtype_list on the stock kernel, compared with patched"
@@ -320,10 +314,7 @@ group "memtype list: pat_memtype_list on the stock kernel, compared with patched
 VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm memtype-stock stock "run-tests /ft/tests/kernel-memtype.t"
 rc=$?
 collect "memtype-stock/" "$logs/memtype-stock.log"
-case $rc in
-0|1) ok "memtype-stock: kernel log clean, guest finished" ;;
-*) not_ok "memtype-stock: kernel log clean, guest finished (run-vm exit $rc)"; sed 's/^/# /' "$logs/memtype-stock.err" | head -40 ;;
-esac
+guest_done "memtype-stock" $rc "$logs/memtype-stock.err"
 pat_list() { sed -n 's/^# pat-boot: //p' "$logs/$1.log" | sort; }
 pat_stock=$(pat_list memtype-stock)
 pat_patched=$(pat_list guest)

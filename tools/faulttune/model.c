@@ -105,8 +105,20 @@ int ft_model_concurrency(const struct ft_model *m)
 	return c;
 }
 
+/* splitmix64's finaliser: the model's hash draws and its key table */
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
 struct tagged {
 	const struct ft_hold *h;
+	uint64_t req_ts;	/* h->req_ts: the sort reads no hold but on ties */
 	uint32_t stream, key;
 };
 
@@ -116,8 +128,8 @@ static int cmp_tagged(const void *x, const void *y)
 
 	if (a->stream != b->stream)
 		return a->stream < b->stream ? -1 : 1;
-	if (a->h->req_ts != b->h->req_ts)
-		return a->h->req_ts < b->h->req_ts ? -1 : 1;
+	if (a->req_ts != b->req_ts)
+		return a->req_ts < b->req_ts ? -1 : 1;
 	return (a->h->acq_ts > b->h->acq_ts) - (a->h->acq_ts < b->h->acq_ts);
 }
 
@@ -133,47 +145,81 @@ static uint32_t dense_id(struct ft_map *map, uint64_t key, uint32_t *next)
 	return (uint32_t)(uintptr_t)*slot - 1;
 }
 
-/* dense ids for (mapping, index) keys, in order of first appearance */
+/*
+ * Dense ids for (mapping, index) keys, in order of first appearance: an
+ * open-addressed table of ids (4 bytes a slot, at most half full) over
+ * the keys' own arrays.  A general u64 -> pointer map would take 16 bytes
+ * a slot: on a million-event recording that was half of report's memory.
+ */
 struct keyset {
-	struct ft_map map;	/* folded key -> id + 1 */
+	uint32_t *slot;		/* id + 1; 0: empty */
+	uint32_t mask;		/* slots - 1 */
+	uint32_t n;		/* keys; mapping[] and index[] hold slots / 2 */
 	uint64_t *mapping, *index;
-	uint32_t n, cap;
 };
+
+static uint64_t key_fold(uint64_t mapping, uint64_t index)
+{
+	/* mapping addresses are aligned: fold the index in above them */
+	return mix64(mapping ^ (index * 0x9e3779b97f4a7c15ULL));
+}
+
+static int keyset_grow(struct keyset *ks)
+{
+	uint32_t nslots = ks->slot ? 2 * (ks->mask + 1) : 1024, i, j;
+	uint32_t *slot;
+	uint64_t *p;
+
+	if (!nslots)
+		return -1;
+	p = realloc(ks->mapping, nslots / 2 * sizeof(*p));
+	if (!p)
+		return -1;
+	ks->mapping = p;
+	p = realloc(ks->index, nslots / 2 * sizeof(*p));
+	if (!p)
+		return -1;
+	ks->index = p;
+	slot = calloc(nslots, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (i = 0; i < ks->n; i++) {
+		j = key_fold(ks->mapping[i], ks->index[i]) & (nslots - 1);
+		while (slot[j])
+			j = (j + 1) & (nslots - 1);
+		slot[j] = i + 1;
+	}
+	free(ks->slot);
+	ks->slot = slot;
+	ks->mask = nslots - 1;
+	return 0;
+}
 
 static uint32_t key_id(struct keyset *ks, uint64_t mapping, uint64_t index)
 {
-	/* mapping addresses are aligned: fold the index in above them */
-	uint64_t k = mapping ^ (index * 0x9e3779b97f4a7c15ULL);
+	uint32_t j;
 
-	for (;;) {
-		void **slot = ft_map_get(&ks->map, k, 1);
-		uint32_t id;
+	if ((!ks->slot || 2 * (ks->n + 1) > ks->mask + 1) && keyset_grow(ks))
+		return UINT32_MAX;
+	for (j = key_fold(mapping, index) & ks->mask; ks->slot[j];
+	     j = (j + 1) & ks->mask) {
+		uint32_t id = ks->slot[j] - 1;
 
-		if (!slot)
-			return UINT32_MAX;
-		if (!*slot)
-			break;
-		id = (uint32_t)(uintptr_t)*slot - 1;
 		if (ks->mapping[id] == mapping && ks->index[id] == index)
 			return id;
-		k = k * 0xd6e8feb86659fd93ULL + 1;	/* two keys folded: next */
 	}
-	if (ks->n == ks->cap) {
-		uint32_t cap = ks->cap ? ks->cap * 2 : 256;
-		uint64_t *m = realloc(ks->mapping, cap * sizeof(*m));
-		uint64_t *i = m ? realloc(ks->index, cap * sizeof(*i)) : NULL;
-
-		if (m)
-			ks->mapping = m;
-		if (!i)
-			return UINT32_MAX;
-		ks->index = i;
-		ks->cap = cap;
-	}
+	ks->slot[j] = ks->n + 1;
 	ks->mapping[ks->n] = mapping;
 	ks->index[ks->n] = index;
-	*ft_map_get(&ks->map, k, 1) = (void *)(uintptr_t)(ks->n + 1);
 	return ks->n++;
+}
+
+static void keyset_free(struct keyset *ks)
+{
+	free(ks->slot);
+	free(ks->mapping);
+	free(ks->index);
+	memset(ks, 0, sizeof(*ks));
 }
 
 /*
@@ -299,22 +345,26 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	int ret = -1;
 
 	t = malloc((n ? n : 1) * sizeof(*t));
-	r.h = malloc((n ? n : 1) * sizeof(*r.h));
-	if (!t || !r.h)
+	if (!t)
 		goto out;
 	for (i = 0; i < n; i++) {
 		t[i].h = &h[i];
+		t[i].req_ts = h[i].req_ts;
 		t[i].stream = dense_id(&streams, (uint32_t)h[i].pid, &nstreams);
 		t[i].key = key_id(&keys, h[i].mapping, h[i].index);
 		if (t[i].stream == UINT32_MAX || t[i].key == UINT32_MAX)
 			goto out;
 	}
 	nkeys = keys.n;
+	/* each step's arrays go before the next one's come: peak memory */
+	keyset_free(&keys);
+	ft_map_free(&streams, NULL);
 	if (tasks_to_lanes(t, n, &nstreams))
 		goto out;
 	qsort(t, n, sizeof(*t), cmp_tagged);
+	r.h = malloc((n ? n : 1) * sizeof(*r.h));
 	r.first = calloc(nstreams + 1, sizeof(*r.first));
-	if (!r.first)
+	if (!r.h || !r.first)
 		goto out;
 	for (i = 0, s = UINT32_MAX; i < n; i++) {
 		const struct ft_hold *x = t[i].h;
@@ -336,6 +386,8 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	r.n = n;
 	r.nstreams = (int)nstreams;
 	r.nkeys = nkeys;
+	free(t);
+	t = NULL;
 	r.inflight = max_inflight(h, n);
 	runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs));
 	if (!runs)
@@ -350,9 +402,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	ret = 0;
 out:
 	ft_map_free(&streams, NULL);
-	ft_map_free(&keys.map, NULL);
-	free(keys.mapping);
-	free(keys.index);
+	keyset_free(&keys);
 	free(t);
 	free(r.h);
 	free(r.first);
@@ -360,16 +410,6 @@ out:
 }
 
 /* ---- simulation ---- */
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
 
 /* min-heap of streams by their next request time */
 struct heap {

@@ -224,28 +224,25 @@ void ft_advice_json(FILE *f, const struct ft_advice *adv)
 		fputs(",\"recommended\":null}", f);
 }
 
-void ft_advice_report(FILE *f, const struct ft_analysis *a, int threads,
-		      double target_pct, int json)
+/*
+ * The advice for a whole recording, as tune --from gives it.  -1 when
+ * memory ran out.  Call it before ft_whatif(), which reorders the holds.
+ */
+int ft_advice_of(const struct ft_analysis *a, int threads, double target_pct,
+		 struct ft_advice *adv)
 {
 	struct ft_advice_opts ao = {
 		.current = ft_recorded_size(a), .threads = threads,
 		.target_pct = target_pct > 0 ? target_pct : FT_TARGET_PCT,
 	};
 	struct ft_model *m = ft_model_new();
-	struct ft_advice adv;
-	int ok;
+	int ret = -1;
 
-	ok = m && !ft_model_add_run(m, a->holds, a->nholds) &&
-	     !ft_advise(m, &ao, &adv);
-	if (json) {
-		if (ok)
-			ft_advice_json(f, &adv);
-		else
-			fputs("null", f);
-	} else if (ok) {
-		ft_advice_line(f, &adv);
-	}
-	if (ok)
-		ft_advice_free(&adv);
+	memset(adv, 0, sizeof(*adv));
+	if (m && !ft_model_add_run(m, a->holds, a->nholds))
+		ret = ft_advise(m, &ao, adv);
+	if (ret)
+		ft_advice_free(adv);
 	ft_model_free(m);
+	return ret;
 }

@@ -701,6 +701,16 @@ void ft_analysis_finish(struct ft_analysis *a)
 {
 	size_t i;
 
+	/* doubling left up to half the holds' array unused: give it back */
+	if (a->nholds && a->nholds < a->capholds) {
+		struct ft_hold *h = realloc(a->holds, a->nholds * sizeof(*h));
+
+		if (h) {
+			a->holds = h;
+			a->capholds = a->nholds;
+		}
+	}
+
 	for (i = 0; i < a->tasks.cap; i++) {
 		struct task_state *t = a->tasks.vals[i];
 

@@ -207,9 +207,11 @@ void ft_analysis_free(struct ft_analysis *a);
 
 /*
  * What-if replay of the recorded hashes (model.c): rows for sizes 1, 2,
- * 4 .. max_size; caller frees.  Returns the number of rows or -1.
+ * 4 .. max_size; caller frees.  Returns the number of rows or -1.  Sorts
+ * a->holds by acquisition: the contention model, which numbers keys in
+ * the recorded order, must have its holds before.
  */
-int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
+int ft_whatif(struct ft_analysis *a, uint32_t max_size,
 	      struct ft_whatif_row **rows);
 
 /*
@@ -312,9 +314,6 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a);
 /* 0, or -1 (with a message) when memory ran out: no partial answer */
 int ft_report_print(FILE *f, struct ft_analysis *a,
 		    const struct ft_report_opts *o);
-/* advice.c: tune's recommendation for a recording (text line or JSON) */
-void ft_advice_report(FILE *f, const struct ft_analysis *a, int threads,
-		      double target_pct, int json);
 
 
 /* tfs.c: our own tracefs instance, never the top-level buffer */

@@ -826,10 +826,9 @@ static void whatif_one(struct ft_hold *h, size_t n, uint32_t size,
 	}
 }
 
-int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
+int ft_whatif(struct ft_analysis *a, uint32_t max_size,
 	      struct ft_whatif_row **rows)
 {
-	struct ft_hold *h;
 	uint64_t *until, *km, *ki;
 	uint32_t size;
 	int nrows = 0, i;
@@ -840,23 +839,20 @@ int ft_whatif(const struct ft_analysis *a, uint32_t max_size,
 	for (size = 1; size && size <= max_size; size <<= 1)
 		nrows++;
 	*rows = calloc(nrows, sizeof(**rows));
-	h = malloc((a->nholds ? a->nholds : 1) * sizeof(*h));
 	until = malloc(max_size * sizeof(*until));
 	km = malloc(max_size * sizeof(*km));
 	ki = malloc(max_size * sizeof(*ki));
-	if (!*rows || !h || !until || !km || !ki) {
+	if (!*rows || !until || !km || !ki) {
 		free(*rows);
 		*rows = NULL;
 		nrows = -1;
 		goto out;
 	}
-	if (a->nholds)
-		memcpy(h, a->holds, a->nholds * sizeof(*h));
-	qsort(h, a->nholds, sizeof(*h), cmp_hold);
+	/* in place: a copy was the largest thing report allocated */
+	qsort(a->holds, a->nholds, sizeof(*a->holds), cmp_hold);
 	for (i = 0, size = 1; i < nrows; i++, size <<= 1)
-		whatif_one(h, a->nholds, size, until, km, ki, &(*rows)[i]);
+		whatif_one(a->holds, a->nholds, size, until, km, ki, &(*rows)[i]);
 out:
-	free(h);
 	free(until);
 	free(km);
 	free(ki);

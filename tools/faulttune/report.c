@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "faulttune.h"
+#include "model.h"
 
 static void report_usage(FILE *f)
 {
@@ -482,21 +482,25 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 {
 	struct ft_whatif_row *w = NULL;
 	struct ft_resize_cost rc = { 0 };
-	int nw = 0, i, top = o->top, ret = 0;
+	struct ft_advice adv = { 0 };
+	int nw = 0, i, top = o->top, ret = 0, advice_nomem = 0;
 	void **bk = NULL, **la = NULL;
 	uint32_t cur = recorded_size(a);
 	char b[8][32];
 	int nbk = 0, nla = 0;
 
-	if (a->nev[FT_LK_HUGETLB])
+	/* the model first: the what-if sorts the holds in place */
+	if (ft_advice_of(a, o->threads, o->target, &adv))
+		advice_nomem = 1;
+	else if (a->nev[FT_LK_HUGETLB])
 		nw = ft_whatif(a, whatif_max(a, o), &w);
 	if (a->resizes)
 		ft_resize_cost(a, &rc);
 	bk = sorted_vals(&a->buckets, cmp_bucket);
 	la = sorted_vals(&a->lockaddrs, cmp_lockaddr);
-	if (nw < 0 || rc.nomem || !bk || !la) {
-		ft_err("%s: out of memory for the what-if and the tables: no "
-		       "report rather than an incomplete one", o->file);
+	if (advice_nomem || nw < 0 || rc.nomem || !bk || !la) {
+		ft_err("%s: out of memory for the model, the what-if and the "
+		       "tables: no report rather than an incomplete one", o->file);
 		ret = -1;
 		nw = 0;
 		goto out;
@@ -580,7 +584,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 				(unsigned long long)w[i].sharing,
 				(unsigned long long)w[i].share_wait_ns);
 		fputs("],\"advice\":", f);
-		ft_advice_report(f, a, o->threads, o->target, 1);
+		ft_advice_json(f, &adv);
 		fputs("},\"memtype\":{\"total\":", f);
 		json_stats(f, "all", &a->mall);
 		fputs(",\"ops\":[", f);
@@ -762,7 +766,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 				w[i].size == cur ? "  <- recorded" : "");
 		text_chart(f, w, nw, cur);
 		fputc('\n', f);
-		ft_advice_report(f, a, o->threads, o->target, 0);
+		ft_advice_line(f, &adv);
 	}
 
 	if (a->nev[FT_LK_MEMTYPE]) {
@@ -805,6 +809,7 @@ done:
 		ret = -1;
 	}
 out:
+	ft_advice_free(&adv);
 	free(w);
 	free(bk);
 	free(la);

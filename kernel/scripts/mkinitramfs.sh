@@ -58,6 +58,7 @@ install -m 755 "$top/kernel/guest/run-tests" "$root/ft/bin/run-tests"
 for t in "$top"/tests/guest/*.t; do
 	[ -e "$t" ] && install -m 755 "$t" "$root/ft/tests/"
 done
+install -m 644 "$top/tests/guest/lib.sh" "$root/ft/tests/"	# what they source
 # Guest helper programs: static, built against the 6.12 UAPI headers.
 progs=$(dirname "$out")/progs
 if ls "$top"/tests/guest/progs/*.c >/dev/null 2>&1; then

@@ -4,9 +4,7 @@
 # the file and exit status 1, never a crash, a hang or a silent partial
 # answer; TAP.
 W=/tmp/ft-bad.$$
-n=0
-fail=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+. "$(dirname "$0")/lib.sh"
 bad() {	# file description
 	faulttune report "$1" >/dev/null 2>$W/err
 	rc=$?

@@ -10,14 +10,11 @@ D=/sys/kernel/debug
 K=$D/hugetlb/num_fault_mutexes
 W=/tmp/ft-env.$$
 FULL=/mnt/ft-full
-n=0
-fail=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+. "$(dirname "$0")/lib.sh"
 # failed cleanly: non-zero, not killed by a signal
 clean_fail() { [ "$1" -ne 0 ] && [ "$1" -lt 128 ]; }
 show() { sed 's/^/# /' "$1" | head -${2:-6}; }
 state() { cat $T/tracing_on $T/set_event $T/buffer_size_kb $T/current_tracer $T/trace_clock | md5sum; }
-insts() { ls $T/instances | grep -c '^faulttune-'; }
 tracefs_mounts() { awk '$3 == "tracefs"' /proc/mounts | wc -l; }
 # the debugfs automount of tracefs at $D/tracing, if something walked into it
 umount_debug_tracing() { awk '$2 == "'$D/tracing'"' /proc/mounts | grep -q . && umount $D/tracing; }

@@ -16,10 +16,7 @@
 # magnitude (the ratio is printed).
 T=/sys/kernel/tracing
 W=/tmp/ft-fallback.$$
-n=0
-fail=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$(dirname "$0")/lib.sh"
 # the number after "KEY": in the first match of PATTERN (a sed regex)
 after() { sed -n "s/.*$1\([0-9][0-9]*\).*/\1/p" "$2" | head -n 1; }
 # fallback op: waits and wait of {"name":"OP","waits":N,"wait_total_ns":M

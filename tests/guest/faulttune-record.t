@@ -4,12 +4,7 @@
 # counts, on the patched kernel (hugetlb and memtype events); TAP output.
 T=/sys/kernel/tracing
 W=/tmp/ft-record.$$
-n=0
-fail=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-# first "key":number in a JSON file
-jnum() { grep -o "\"$1\":[0-9][0-9]*" "$2" | head -n 1 | cut -d: -f2; }
+. "$(dirname "$0")/lib.sh"
 # events of one system as printed by trace-cmd report
 tc_count() { trace-cmd report "$1" 2>/dev/null | grep -cE " $2[a-z_]*:"; }
 

@@ -6,9 +6,7 @@ T=/sys/kernel/tracing
 # FT_KNOB: another knob path (a plain file) to dry-run the script on a host
 K=${FT_KNOB:-/sys/kernel/debug/hugetlb/num_fault_mutexes}
 W=/tmp/ft-sig.$$
-n=0
-fail=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
+. "$(dirname "$0")/lib.sh"
 
 mkdir -p $W
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null

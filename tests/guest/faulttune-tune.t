@@ -8,15 +8,10 @@ T=/sys/kernel/tracing
 K=${FT_KNOB:-/sys/kernel/debug/hugetlb/num_fault_mutexes}
 W=/tmp/ft-tune.$$
 H=$W/huge
-n=0
-fail=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi; }
-# first "key":number in a JSON file
-jnum() { grep -o "\"$1\":[0-9][0-9]*" "$2" | head -n 1 | cut -d: -f2; }
+. "$(dirname "$0")/lib.sh"
 # the run order: "order":[..]
 jorder() { grep -o '"order":\[[0-9,]*\]' "$1"; }
 pow2() { v=$1; [ "$v" -gt 0 ] 2>/dev/null || return 1; while [ $((v % 2)) = 0 ]; do v=$((v / 2)); done; [ $v = 1 ]; }
-insts() { ls $T/instances | grep -c '^faulttune-'; }
 
 mkdir -p $W $H
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null

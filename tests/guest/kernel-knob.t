@@ -5,12 +5,7 @@
 # the boot parameter (from /proc/cmdline when given), writes under signals.
 KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
 T=/sys/kernel/tracing
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$(dirname "$0")/lib.sh"
 
 [ -e /sys/kernel/debug/hugetlb ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 if [ ! -e $KNOB ]; then

@@ -13,11 +13,7 @@ KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
 T=/sys/kernel/tracing
 L=/sys/kernel/security/lockdown
 W=/tmp/ft-lockdown
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-insts() { ls $T/instances | grep -c '^faulttune-'; }
+. "$(dirname "$0")/lib.sh"
 
 echo "TAP version 13"
 mkdir -p $W

@@ -24,12 +24,7 @@ T=/sys/kernel/tracing
 [ -d $T/events ] || T=/sys/kernel/debug/tracing
 L=/sys/kernel/debug/x86/pat_memtype_list
 W=/tmp/ft-memtype.$$
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$(dirname "$0")/lib.sh"
 done_() { echo "1..$n"; exit $fail; }
 
 mkdir -p $W

@@ -7,11 +7,7 @@
 
 KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
 T=/sys/kernel/tracing
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-as_nobody() { su -s /bin/sh nobody -c "$1"; }
+. "$(dirname "$0")/lib.sh"
 
 echo "TAP version 13"
 check "su drops to uid 65534" [ "$(as_nobody 'id -u')" = 65534 ]

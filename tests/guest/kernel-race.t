@@ -17,11 +17,7 @@
 KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
 T=/sys/kernel/tracing
 ROUNDS=${FT_RACE_ROUNDS:-150}
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$(dirname "$0")/lib.sh"
 
 if [ ! -w $KNOB ] || ! command -v ft_race > /dev/null; then
 	echo "1..1"

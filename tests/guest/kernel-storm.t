@@ -10,11 +10,7 @@
 # host checks the guest log for lockdep, WARNING and BUG lines.
 KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
 T=/sys/kernel/tracing
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$(dirname "$0")/lib.sh"
 
 if [ ! -w $KNOB ]; then
 	echo "1..1"
@@ -39,7 +35,6 @@ storm() {
 	done
 }
 
-pool() { awk '/^HugePages_(Free|Rsvd|Surp)/ { printf "%s=%s ", $1, $2 }' /proc/meminfo; }
 
 # run NAME TIMEOUT CMD...
 run() {

@@ -10,12 +10,7 @@
 T=/sys/kernel/tracing
 [ -d $T/events ] || T=/sys/kernel/debug/tracing
 KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$(dirname "$0")/lib.sh"
 
 HEV="hugetlb_fault_mutex_start_locking hugetlb_fault_mutex_acquire_returned hugetlb_fault_mutex_released hugetlb_fault_mutex_resize"
 MEV="memtype_lock_start_locking memtype_lock_acquire_returned memtype_lock_released"

@@ -9,12 +9,7 @@
 # parameter are given back at the end.  TAP output.
 W=/tmp/ft-lookup.$$
 PARAM=/sys/module/vfio/parameters/enable_unsafe_noiommu_mode
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-as_nobody() { su -s /bin/sh nobody -c "$1"; }
+. "$(dirname "$0")/lib.sh"
 # one line on stderr holding every word given, nothing on stdout
 one_error() { # stdout-file stderr-file word...
 	o=$1 e=$2

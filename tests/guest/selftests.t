@@ -19,7 +19,7 @@
 # A test outside the chosen set prints nothing: it is neither a pass nor a
 # skip.
 
-n=0
+. "$(dirname "$0")/lib.sh"
 pool_default=${FT_HUGEPAGES:-512}
 suite=$(sed -n 's/.*faulttune\.suite=\([a-z]*\).*/\1/p' /proc/cmdline)
 suite=${FT_SUITE:-${suite:-all}}
@@ -53,7 +53,6 @@ uffd_failed_mem() {
 	}
 	END { print (failed && !other) ? "retry" : "no" }' "$1"
 }
-pool() { awk '/^HugePages_(Free|Rsvd|Surp)/ { printf "%s=%s ", $1, $2 }' /proc/meminfo; }
 set_pool() {
 	echo "$1" > /proc/sys/vm/nr_hugepages
 	got=$(cat /proc/sys/vm/nr_hugepages)

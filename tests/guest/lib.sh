@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# lib.sh: what every guest test shares; each sources it first
+# (. "$(dirname "$0")/lib.sh").  Installed beside them by mkinitramfs.sh.
+
+# --- TAP: numbered results; one failure makes the exit status 1 ---------------
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); echo "not ok $n - $*"; fail=1; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# check DESC COMMAND...: ok when COMMAND succeeds
+check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+# t STATUS DESC: ok when STATUS (the $? of what was tested) is 0
+t() { if [ "$1" = 0 ]; then ok "$2"; else nok "$2"; fi; }
+
+# --- probes -------------------------------------------------------------------
+# the first "key":number in a JSON file
+jnum() { grep -o "\"$1\":[0-9][0-9]*" "$2" | head -n 1 | cut -d: -f2; }
+# faulttune's tracefs instances now ($T: the tracefs mount)
+insts() { ls $T/instances | grep -c '^faulttune-'; }
+as_nobody() { su -s /bin/sh nobody -c "$1"; }
+# the huge page pool's free, reserved and surplus counts
+pool() { awk '/^HugePages_(Free|Rsvd|Surp)/ { printf "%s=%s ", $1, $2 }' /proc/meminfo; }

@@ -44,7 +44,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
 .PHONY: all deps kernel kernel-stock kernel-norw series-check patches tool selftests image vm run \
-	check check-long mutation-check suite-table bench clean install uninstall deb kernel-deb
+	check check-long mutation-check suite-table bench clean install uninstall deb kernel-deb kernel-deb-boot
 
 all: kernel tool image
 
@@ -165,6 +165,13 @@ KDEB_NAME	:= $(if $(filter guest,$(KDEB_CONFIG)),guest,$(if $(filter $(KDEB_DEBI
 kernel-deb: $(BUILD)/patched/src.stamp
 	@$(SCRIPTS)/kernel-deb.sh $(BUILD)/patched/src $(BUILD)/patched/kdeb-$(KDEB_NAME) \
 		$(BUILD)/kernel-deb/$(KDEB_NAME) $(KDEB_CONFIG) $(KCONFIG)
+
+# The packaged kernel (KDEB_CONFIG picks which, as above) booted with the
+# guest image, KDEB_TESTS run in it: the image a user installs, checked.
+KDEB_TESTS	?= kernel-knob faulttune-record faulttune-tune
+kernel-deb-boot: image
+	@$(SCRIPTS)/kdeb-boot.sh $(BUILD)/kernel-deb/$(KDEB_NAME) $(BUILD)/guest.cpio \
+		'run-tests $(foreach t,$(KDEB_TESTS),/ft/tests/$(t).t)'
 
 clean:
 	rm -rf $(BUILD) $(TOP)/faulttune_*.deb

@@ -9,7 +9,8 @@
 #   completion as bash-completion loads it; make uninstall;
 #   make deb: contents, Depends, version, lintian (make deb fails on a
 #   lintian error); make kernel-deb KDEB_CONFIG=guest: the kernel image in
-#   the package carries the series, its docs the boot parameter.
+#   the package carries the series, its docs the boot parameter, and the
+#   image taken out of the package boots and passes kernel-knob.t.
 #
 # INSTALL_KDEB=0 leaves out the kernel package (the only slow part).
 set -uo pipefail
@@ -222,5 +223,18 @@ if [ -n "$image" ]; then
 	doc=$(ls "$tmp"/kdeb/usr/share/doc/linux-image-*/hugetlb_fault_mutexes.rst* 2>/dev/null | head -1)
 	check "kernel-deb: the package's docs document the boot parameter (${doc#$tmp/kdeb})" \
 		eval '[ -n "$doc" ] && zgrep -qF "hugetlb_fault_mutexes=N" "$doc"'
+	# the image as a user installs it boots, and the knob works in it
+	if [ -r "$top/build/guest.cpio" ]; then
+		VM_LOGDIR=$tmp/vm "$top/kernel/scripts/kdeb-boot.sh" "$image" \
+			"$top/build/guest.cpio" "run-tests /ft/tests/kernel-knob.t" \
+			> "$tmp/kdeb-boot.log" 2>&1
+		rc=$?
+		res=$(grep -c '^ok - kernel-knob: ' "$tmp/kdeb-boot.log")
+		[ $rc = 0 ] || tail -n 30 "$tmp/kdeb-boot.log" | sed 's/^/# /'
+		check "kernel-deb: the package's image boots, kernel-knob.t passes in it ($res results, exit $rc)" \
+			eval '[ $rc = 0 ] && [ "$res" -gt 10 ] && ! grep -q "^not ok" "$tmp/kdeb-boot.log"'
+	else
+		skip "kernel-deb: the package's image boots" "no build/guest.cpio (make image)"
+	fi
 fi
 [ $failed = 0 ]

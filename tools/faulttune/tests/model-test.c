@@ -149,6 +149,39 @@ static void test_true_sharing(void)
 }
 
 /*
+ * Keys are numbered through a fold of (mapping, index): two keys with
+ * the same fold are still two keys.  mapping ^ index * C is the same for
+ * (M, 0) and (M ^ C, 1), so the second hold's 6 ns wait behind the first
+ * is a collision, not true sharing; and 500 distinct keys, enough to grow
+ * the key table several times, are 500 keys: no wait is sharing.
+ */
+static void test_key_fold_collision(void)
+{
+	const uint64_t c = 0x9e3779b97f4a7c15ULL, m0 = 0x10000;
+	struct ft_hold h[] = { H(1, 0, 0, 0, 10), H(2, 1, 4, 10, 20) }, *many;
+	struct ft_model_row r;
+	int i;
+
+	h[0].mapping = m0;
+	h[1].mapping = m0 ^ c;
+	predict(h, 2, 0, 16, 1, &r);
+	NEAR(r.coll_wait_ns, 6, 1e-9);
+	NEAR(r.share_wait_ns, 0, 1e-9);
+
+	many = calloc(500, sizeof(*many));
+	CHECK(many != NULL, "calloc");
+	if (!many)
+		return;
+	for (i = 0; i < 500; i++)	/* two tasks, overlapping pairs */
+		many[i] = H(1 + i % 2, i, 10 * (i / 2), 10 * (i / 2) + i % 2,
+			    10 * (i / 2) + 5 + i % 2);
+	predict(many, 500, 0, 4, 1, &r);
+	CHECK(r.coll_wait_ns > 0, "one mutex: the pairs collide");
+	NEAR(r.share_wait_ns, 0, 1e-9);
+	free(many);
+}
+
+/*
  * --threads: one recorded task, holds 0-10 and asked again at 20.  Two
  * simulated streams on one mutex, each its own keys: both ask at 0, the
  * second waits 10 (10-20), so asks again at 30; the first holds 20-30;
@@ -425,6 +458,7 @@ int main(void)
 	test_stream_feedback();
 	test_expected_one_over_n();
 	test_true_sharing();
+	test_key_fold_collision();
 	test_threads();
 	test_lanes();
 	test_concurrency();

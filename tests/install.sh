@@ -8,9 +8,11 @@
 #   --version and report; man -l on the installed page; the installed bash
 #   completion as bash-completion loads it; make uninstall;
 #   make deb: contents, Depends, version, lintian (make deb fails on a
-#   lintian error); make kernel-deb KDEB_CONFIG=guest: the kernel image in
-#   the package carries the series, its docs the boot parameter, and the
-#   image taken out of the package boots and passes kernel-knob.t.
+#   lintian error), then apt install of the package (--version, man
+#   faulttune) and dpkg --purge; make kernel-deb KDEB_CONFIG=guest: the
+#   kernel image in the package carries the series, its docs the boot
+#   parameter, and the image taken out of the package boots and passes
+#   kernel-knob.t.
 #
 # INSTALL_KDEB=0 leaves out the kernel package (the only slow part).
 set -uo pipefail
@@ -194,6 +196,27 @@ if [ -s "$deb" ]; then
 	done
 	check "make deb: Depends ($depends) names the package of every NEEDED library${missing:+; missing:$missing}" \
 		[ -z "$missing" ]
+
+	# as a user installs it: apt resolves Depends, man finds the page;
+	# then removed, and a faulttune package already here is left alone
+	if dpkg -s faulttune >/dev/null 2>&1; then
+		skip "apt install $(basename "$deb")" "a faulttune package is installed on this host: not replaced"
+	else
+		apt-get install -y --no-install-recommends "$deb" > "$tmp/apt.log" 2>&1
+		rc=$?
+		[ $rc = 0 ] || diag "$tmp/apt.log"
+		check "apt install $(basename "$deb") (exit $rc)" \
+			eval '[ $rc = 0 ] && dpkg -s faulttune 2>/dev/null | grep -q "^Status: install ok installed"'
+		check "installed: /usr/bin/faulttune --version is $version" \
+			eval '/usr/bin/faulttune --version 2>/dev/null | head -n 1 | grep -qF "$version"'
+		check "installed: man faulttune finds /usr/share/man/man1/faulttune.1.gz and renders it" \
+			eval '[ "$(man -w faulttune 2>/dev/null)" = /usr/share/man/man1/faulttune.1.gz ] &&
+			      MANWIDTH=80 man -P cat faulttune 2>/dev/null | grep -q "faulttune tune"'
+		dpkg --purge faulttune > "$tmp/purge.log" 2>&1
+		rc=$?
+		check "dpkg --purge faulttune leaves no /usr/bin/faulttune (exit $rc)" \
+			eval '[ $rc = 0 ] && [ ! -e /usr/bin/faulttune ] && ! dpkg -s faulttune >/dev/null 2>&1'
+	fi
 fi
 
 # --- make kernel-deb with the guest config -------------------------------------

@@ -34,8 +34,29 @@ trap 'rm -rf "$tmp"' EXIT
 dpkg-deb -x "$deb" "$tmp" 2>/dev/null || die "$deb: dpkg-deb cannot unpack it: not a package"
 img=$(ls "$tmp"/boot/vmlinuz-* 2>/dev/null | head -n 1)
 [ -n "$img" ] || die "$deb has no /boot/vmlinuz-*: not a linux-image package"
+config=$(ls "$tmp"/boot/config-* 2>/dev/null | head -n 1)
 accel=tcg,thread=multi
-grep -qs '^CONFIG_JUMP_LABEL=y' "$tmp"/boot/config-* && accel=tcg,thread=single
+grep -qs '^CONFIG_JUMP_LABEL=y' "$config" && accel=tcg,thread=single
+
+# The guest's init reads its command from fw_cfg's sysfs files: a config
+# that builds them as a module (Debian's) gets the package's module in a
+# second cpio after the guest image (the kernel unpacks both), which the
+# init loads.  Uncompressed here: busybox's insmod reads it as it is.
+if grep -qs '^CONFIG_FW_CFG_SYSFS=m' "$config"; then
+	ko=$(find "$tmp/lib/modules" -name 'qemu_fw_cfg.ko*' | head -n 1)
+	[ -n "$ko" ] || die "$deb: CONFIG_FW_CFG_SYSFS=m but no qemu_fw_cfg module in it"
+	mkdir -p "$tmp/extra/lib/modules"
+	case $ko in
+	*.xz)	xz -dc "$ko" ;;
+	*.zst)	zstd -dcq "$ko" ;;
+	*.gz)	gzip -dc "$ko" ;;
+	*)	cat "$ko" ;;
+	esac > "$tmp/extra/lib/modules/qemu_fw_cfg.ko" || die "cannot unpack $ko"
+	(cd "$tmp/extra" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) |
+		cat "$initrd" - > "$tmp/initrd.cpio"
+	initrd=$tmp/initrd.cpio
+fi
+
 echo "kdeb-boot: $(basename "$img") from $(basename "$deb") ($accel)"
 VM_ACCEL=${VM_ACCEL:-$accel} VM_KERNEL=${VM_KERNEL:-patched} \
 	"$scripts/run-vm.sh" "$img" "$initrd" "$cmd"

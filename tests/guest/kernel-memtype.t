@@ -48,20 +48,8 @@ if [ ! -r $L ]; then
 fi
 
 # the first memory BAR (IORESOURCE_MEM) of at least 64 KiB, and its start
-res=
-for d in /sys/bus/pci/devices/*; do
-	i=0
-	while read -r s e f; do
-		if [ $((f & 0x200)) -ne 0 ] && [ $((e - s)) -ge 65535 ] &&
-		   [ -e $d/resource$i ]; then
-			res=$d/resource$i
-			bar=$s
-			break
-		fi
-		i=$((i + 1))
-	done < $d/resource
-	[ -n "$res" ] && break
-done
+mb=$(mem_bar)
+res=${mb% *} bar=${mb#* }
 if [ -z "$res" ]; then
 	skip "memtype tree on a PCI BAR" "no PCI memory BAR of 64 KiB or more"
 	done_

@@ -220,19 +220,8 @@ lookup_events() {
 if [ -d $I/events/memtype ]; then
 	for e in $MEV; do echo 1 > $I/events/memtype/$e/enable; done
 	# the first memory BAR (IORESOURCE_MEM) of at least 64 KiB
-	res=
-	for d in /sys/bus/pci/devices/*; do
-		i=0
-		while read -r s e f; do
-			if [ $((f & 0x200)) -ne 0 ] && [ $((e - s)) -ge 65535 ] &&
-			   [ -e $d/resource$i ]; then
-				res=$d/resource$i
-				break
-			fi
-			i=$((i + 1))
-		done < $d/resource
-		[ -n "$res" ] && break
-	done
+	res=$(mem_bar)
+	res=${res% *}
 	if [ -n "$res" ]; then
 		run_traced ft_memtype $res 3
 		for op in reserve free list; do

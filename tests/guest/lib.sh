@@ -21,3 +21,19 @@ insts() { ls $T/instances | grep -c '^faulttune-'; }
 as_nobody() { su -s /bin/sh nobody -c "$1"; }
 # the huge page pool's free, reserved and surplus counts
 pool() { awk '/^HugePages_(Free|Rsvd|Surp)/ { printf "%s=%s ", $1, $2 }' /proc/meminfo; }
+# the first memory BAR (IORESOURCE_MEM) of at least 64 KiB of any PCI
+# device, as "RESOURCE-FILE START"; nothing when there is none
+mem_bar() {
+	local d i s e f
+	for d in /sys/bus/pci/devices/*; do
+		i=0
+		while read -r s e f; do
+			if [ $((f & 0x200)) -ne 0 ] && [ $((e - s)) -ge 65535 ] &&
+			   [ -e $d/resource$i ]; then
+				echo "$d/resource$i $s"
+				return
+			fi
+			i=$((i + 1))
+		done < $d/resource
+	done
+}

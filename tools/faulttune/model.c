@@ -849,7 +849,8 @@ int ft_whatif(struct ft_analysis *a, uint32_t max_size,
 		goto out;
 	}
 	/* in place: a copy was the largest thing report allocated */
-	qsort(a->holds, a->nholds, sizeof(*a->holds), cmp_hold);
+	if (a->nholds)
+		qsort(a->holds, a->nholds, sizeof(*a->holds), cmp_hold);
 	for (i = 0, size = 1; i < nrows; i++, size <<= 1)
 		whatif_one(a->holds, a->nholds, size, until, km, ki, &(*rows)[i]);
 out:

@@ -208,7 +208,7 @@ if [ -s "$deb" ]; then
 		check "apt install $(basename "$deb") (exit $rc)" \
 			eval '[ $rc = 0 ] && dpkg -s faulttune 2>/dev/null | grep -q "^Status: install ok installed"'
 		check "installed: /usr/bin/faulttune --version is $version" \
-			eval '/usr/bin/faulttune --version 2>/dev/null | head -n 1 | grep -qF "$version"'
+			eval '[ "$(/usr/bin/faulttune --version 2>/dev/null | head -n 1)" = "faulttune $version" ]'
 		check "installed: man faulttune finds /usr/share/man/man1/faulttune.1.gz and renders it" \
 			eval '[ "$(man -w faulttune 2>/dev/null)" = /usr/share/man/man1/faulttune.1.gz ] &&
 			      MANWIDTH=80 man -P cat faulttune 2>/dev/null | grep -q "faulttune tune"'

@@ -312,9 +312,10 @@ uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 		sum->skipped_bytes += a->skips[i].skipped_bytes;
 		sum->short_records += a->skips[i].short_records;
 		sum->implausible += a->skips[i].implausible;
+		sum->unknown_ids += a->skips[i].unknown_ids;
 	}
 	return sum->bad_pages + sum->bad_headers + sum->short_records +
-	       sum->implausible;
+	       sum->implausible + sum->unknown_ids;
 }
 
 void ft_analysis_free(struct ft_analysis *a)

@@ -152,6 +152,7 @@ struct ft_cpu_skips {
 	uint64_t skipped_bytes;	/* data bytes not decoded because of those */
 	uint64_t short_records;	/* record too short for its event's fields */
 	uint64_t implausible;	/* wait_ns / hold_ns above FT_IMPLAUSIBLE_NS */
+	uint64_t unknown_ids;	/* record whose event id no format has */
 };
 #define FT_SKIP_NCPUS	8192	/* the readers' limit on a file's CPU count */
 /* no mutex wait or hold of a sane trace lasts a day */

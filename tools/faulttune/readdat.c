@@ -54,15 +54,23 @@ static const struct {
 struct reader {
 	struct tep_handle *tep;
 	struct ft_evdesc d[D_NR];
-	signed char idmap[65536];	/* event id -> index in d[], or -1 */
+	/* event id -> index in d[]; ID_OTHER: a format of the file, not ours */
+	signed char idmap[65536];
 	struct ft_analysis *a;
 	unsigned long long records;
 	int common_size;		/* bytes of the common fields (type, pid) */
 	struct tep_format_field *f_type, *f_pid;	/* common_type, common_pid */
 	/* library path: per CPU, where the next record may start, bad page */
 	uint64_t next_off[FT_SKIP_NCPUS], bad_page[FT_SKIP_NCPUS];
+	uint64_t last_off[FT_SKIP_NCPUS];	/* of the record before */
+	struct tracecmd_input *last_h[FT_SKIP_NCPUS];	/* buffer it was in */
 	uint64_t page;
+	int looped, loop_cpu;		/* library path: a length wrapped back */
+	uint64_t loop_off;
 };
+
+#define ID_OTHER	(-1)	/* an event of the file faulttune does not use */
+#define ID_UNKNOWN	(-2)	/* no format in the file has this id */
 
 static void short_record(struct reader *rd, int cpu)
 {
@@ -84,7 +92,9 @@ static inline uint64_t num(const struct tep_format_field *f,
 
 	if (!f)
 		return 0;
-	if ((unsigned int)f->offset + (unsigned int)f->size > (unsigned int)r->size) {
+	/* setup() refused negative offsets; 64-bit sums cannot wrap */
+	if ((uint64_t)(unsigned int)f->offset + (unsigned int)f->size >
+	    (unsigned int)r->size) {
 		*ok = 0;
 		return 0;
 	}
@@ -139,6 +149,26 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	if (h && cpu >= 0 && cpu < FT_SKIP_NCPUS) {
 		uint64_t pg = r->offset & ~(rd->page - 1);
 
+		/* offsets grow within one buffer (top level or instance) */
+		if (rd->last_h[cpu] != h) {
+			rd->last_h[cpu] = h;
+			rd->next_off[cpu] = rd->last_off[cpu] = 0;
+		}
+		/*
+		 * A length that wraps sends kbuffer back into its page, and
+		 * libtracecmd reads that page forever: stop the iteration
+		 * (libtracecmd 1.3 stops on a negative return, not on any
+		 * non-zero one) and refuse the file.
+		 */
+		if (r->offset <= rd->last_off[cpu] &&
+		    pg == (rd->last_off[cpu] & ~(rd->page - 1))) {
+			rd->looped = 1;
+			rd->loop_cpu = cpu;
+			rd->loop_off = pg;
+			ft_isolate_phase(FT_PHASE_LIB);
+			return -1;
+		}
+		rd->last_off[cpu] = r->offset;
 		if (pg == rd->bad_page[cpu])
 			goto out;
 		/* the ring buffer aligns every event header to 4 bytes */
@@ -158,7 +188,15 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 		goto out;
 	}
 	id = rd->f_type ? (int)num(rd->f_type, r, &ok) : tep_data_type(rd->tep, r);
-	if (id < 0 || id > 65535 || (i = rd->idmap[id]) < 0)
+	if (id < 0 || id > 65535 || rd->idmap[id] == ID_UNKNOWN) {
+		struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
+
+		if (sk)
+			sk->unknown_ids++;
+		goto out;
+	}
+	i = rd->idmap[id];
+	if (i < 0)
 		goto out;
 	d = &rd->d[i];
 	memset(&ev, 0, sizeof(ev));
@@ -225,15 +263,97 @@ out:
 	return 0;
 }
 
+/*
+ * A field faulttune reads: inside the record (offset >= 0, which
+ * libtraceevent does not check) and, for a number, 1, 2, 4 or 8 bytes.
+ */
+static int field_ok(const char *file, const struct tep_event *e,
+		    const struct tep_format_field *f, int number)
+{
+	if (!f)
+		return 0;
+	if (f->offset >= 0 && f->offset < 65536 && f->size >= 0 &&
+	    (!number || f->size == 1 || f->size == 2 || f->size == 4 ||
+	     f->size == 8))
+		return 0;
+	ft_err("%s: event %s:%s: field %s has offset %d and size %d (want an "
+	       "offset from 0 to 65535%s)", file, e->system, e->name, f->name,
+	       f->offset, f->size, number ? " and a size of 1, 2, 4 or 8" : "");
+	return -1;
+}
+
+/*
+ * Every event of a trace has the same common fields, and both readers
+ * read the type and pid of a record before they know its event: a format
+ * that places them elsewhere would drop or misattribute records without a
+ * word (libtraceevent takes them from one event, faulttune from another).
+ * Check every format of the file, and note which ids it has.
+ */
+static int common_fields(struct reader *rd, const char *file)
+{
+	struct tep_event **ev = tep_list_events(rd->tep, TEP_EVENT_SORT_ID);
+	struct tep_format_field *ref[2] = { NULL, NULL };
+	static const char * const name[2] = { "common_type", "common_pid" };
+	const struct tep_event *first = NULL;
+	int i, k;
+
+	memset(rd->idmap, ID_UNKNOWN, sizeof(rd->idmap));
+	for (i = 0; ev && ev[i]; i++) {
+		for (k = 0; k < 2; k++) {
+			struct tep_format_field *f =
+				tep_find_common_field(ev[i], name[k]);
+
+			if (!first) {
+				ref[k] = f;
+				continue;
+			}
+			if (!f != !ref[k] || (f && (f->offset != ref[k]->offset ||
+						    f->size != ref[k]->size))) {
+				ft_err("%s: event %s:%s puts %s at offset %d size %d, "
+				       "event %s:%s at offset %d size %d: every "
+				       "format must agree", file, ev[i]->system,
+				       ev[i]->name, name[k], f ? f->offset : -1,
+				       f ? f->size : 0, first->system, first->name,
+				       ref[k] ? ref[k]->offset : -1,
+				       ref[k] ? ref[k]->size : 0);
+				return -1;
+			}
+		}
+		if (!first)
+			first = ev[i];
+		if (ev[i]->id >= 0 && ev[i]->id <= 65535)
+			rd->idmap[ev[i]->id] = ID_OTHER;
+	}
+	for (k = 0; k < 2 && first; k++)
+		if (ref[k] && field_ok(file, first, ref[k], 1))
+			return -1;
+	if (ref[0] && ref[0]->size != 8)
+		rd->f_type = ref[0];
+	if (ref[1] && ref[1]->size == 4)
+		rd->f_pid = ref[1];
+	for (k = 0; k < 2; k++)
+		if (ref[k] && ref[k]->offset + ref[k]->size > rd->common_size)
+			rd->common_size = ref[k]->offset + ref[k]->size;
+	return 0;
+}
+
 static int setup(struct reader *rd, const char *file)
 {
 	int i, n = 0;
 
-	memset(rd->idmap, -1, sizeof(rd->idmap));
+	if (common_fields(rd, file))
+		return -1;
 	for (i = 0; i < D_NR; i++) {
 		struct ft_evdesc *d = &rd->d[i];
-		struct tep_format_field *cf;
+		struct tep_format_field **num_fields[] = {
+			&d->f_mapping, &d->f_index, &d->f_hash, &d->f_bucket,
+			&d->f_nbuckets, &d->f_op, &d->f_contended, &d->f_wait,
+			&d->f_hold, &d->f_start, &d->f_end, &d->f_addr,
+			&d->f_flags, &d->f_old, &d->f_new, &d->f_dur,
+			&d->f_result, &d->f_size,
+		};
 		struct tep_event *e;
+		size_t k;
 
 		e = tep_find_event_by_name(rd->tep, ev_table[i].sys,
 					   ev_table[i].name);
@@ -243,16 +363,6 @@ static int setup(struct reader *rd, const char *file)
 			continue;
 		d->event = e;
 		d->id = e->id;
-		/* every event has the same common fields: read them directly */
-		for (cf = e->format.common_fields; cf; cf = cf->next) {
-			if (cf->offset + cf->size > rd->common_size)
-				rd->common_size = cf->offset + cf->size;
-			if (!strcmp(cf->name, "common_type") &&
-			    (cf->size == 1 || cf->size == 2 || cf->size == 4))
-				rd->f_type = cf;
-			if (!strcmp(cf->name, "common_pid") && cf->size == 4)
-				rd->f_pid = cf;
-		}
 		if (e->id >= 0 && e->id <= 65535)
 			rd->idmap[e->id] = i;
 		d->f_mapping = tep_find_field(e, "mapping");
@@ -275,6 +385,12 @@ static int setup(struct reader *rd, const char *file)
 		d->f_buf = tep_find_field(e, "buf");
 		d->f_caller = tep_find_field(e, "caller");
 		d->f_size = tep_find_field(e, "size");
+		for (k = 0; k < sizeof(num_fields) / sizeof(num_fields[0]); k++)
+			if (field_ok(file, e, *num_fields[k], 1))
+				return -1;
+		if (field_ok(file, e, d->f_buf, 0) ||
+		    field_ok(file, e, d->f_caller, 0))
+			return -1;
 		if (i <= D_H_REL && (!d->f_hash || !d->f_bucket ||
 				     !d->f_nbuckets || !d->f_mapping)) {
 			ft_err("%s: event hugetlb:%s lacks the hash/bucket/"
@@ -366,6 +482,8 @@ static int expect(struct cur *c, const char *s, size_t n)
 	return 0;
 }
 
+static unsigned int good_prefix(const unsigned char *d, unsigned int size);
+
 /* what validate() learnt of a plain version 6 file, for fast_read() */
 struct layout {
 	int plain;		/* v6, long size 8, only CPUSTATS/TRACECLOCK options */
@@ -373,6 +491,17 @@ struct layout {
 	uint64_t *off, *size;	/* per CPU, malloc'd */
 	uint64_t committed;	/* event bytes the page headers announce */
 	int std_header_page;	/* header_page: u64 time stamp, u64 commit, data at 16 */
+	int lib;		/* FAULTTUNE_LIBTRACECMD: the library path, always */
+	const unsigned char *base;	/* the file, mapped while validate() runs */
+	/*
+	 * For the library path, which cannot skip what kbuffer misreads:
+	 * pages whose events run past their commit (the first of them), and
+	 * what empty pages flagged with missed events lost (libtracecmd
+	 * reports missed events with a page's first record only).
+	 */
+	uint64_t past_commit, past_commit_off;
+	int past_commit_cpu;
+	uint64_t empty_missed, empty_missed_unknown;
 };
 
 /* the page layout the fast path decodes, as header_page must describe it */
@@ -393,10 +522,38 @@ static int std_header_page(const unsigned char *p, uint64_t len)
 	return ok;
 }
 
+#define RB_MISSED_EVENTS (1ULL << 31)
+#define RB_MISSED_STORED (1ULL << 30)
+#define COMMIT_MASK ((1ULL << 27) - 1)
+#define PAGE_HDR 16		/* u64 time stamp, u64 commit and flags */
+
+/* a page of a file the library path reads: see struct layout */
+static void deep_check(struct layout *lay, const unsigned char *pg,
+		       uint64_t commit, uint64_t cpu)
+{
+	uint64_t flags, missed;
+
+	memcpy(&flags, pg + 8, 8);
+	if (commit && good_prefix(pg + PAGE_HDR, commit) < commit) {
+		if (!lay->past_commit++) {
+			lay->past_commit_off = pg - lay->base;
+			lay->past_commit_cpu = (int)cpu;
+		}
+	} else if (!commit && (flags & RB_MISSED_EVENTS)) {
+		if (flags & RB_MISSED_STORED) {
+			memcpy(&missed, pg + PAGE_HDR, 8);
+			lay->empty_missed += missed;
+		} else {
+			lay->empty_missed_unknown++;
+		}
+	}
+}
+
 static int validate(const char *file, struct layout *lay)
 {
 	struct cur c = { 0 };
 	uint64_t n, i, cpus, page, cmd, long_size;
+	int deep;
 	struct stat st;
 	const char *why = NULL;
 	int fd, ret = -1;
@@ -423,6 +580,7 @@ static int validate(const char *file, struct layout *lay)
 	}
 	c.p = map;
 	c.len = st.st_size;
+	lay->base = map;
 	if (expect(&c, "\x17\x08\x44tracing", 10)) {
 		why = "not a trace.dat file (bad magic)";
 		goto out;
@@ -504,6 +662,9 @@ static int validate(const char *file, struct layout *lay)
 			skip(&c, rd(&c, 4));
 		}
 	}
+	/* the pages the library path will read: see struct layout */
+	deep = lay->std_header_page && long_size == 8 &&
+	       (lay->lib || !lay->plain);
 	if (expect(&c, "flyrecord", 10)) {
 		why = c.len - c.off < 10 ? "truncated header (no flyrecord section)" :
 			"unsupported or corrupt trace.dat (no flyrecord section)";
@@ -550,6 +711,8 @@ static int validate(const char *file, struct layout *lay)
 				goto out;
 			}
 			lay->committed += commit;
+			if (deep)
+				deep_check(lay, c.p + q, commit, i);
 			/* this pass touches every page: do not keep them */
 			if (((q + page) & ((4u << 20) - 1)) == 0)
 				madvise((void *)(((uintptr_t)c.p + q + page - (4u << 20)) &
@@ -587,11 +750,6 @@ out:
  * first bad header.  What is cut is counted per CPU, never dropped
  * silently.
  */
-#define RB_MISSED_EVENTS (1ULL << 31)
-#define RB_MISSED_STORED (1ULL << 30)
-#define COMMIT_MASK ((1ULL << 27) - 1)
-#define PAGE_HDR 16		/* u64 time stamp, u64 commit and flags */
-
 struct cpu_cur {
 	const unsigned char *p, *end;	/* this CPU's pages left */
 	const unsigned char *drop;	/* decoded pages before it are dropped */
@@ -856,6 +1014,8 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		return -1;
 	}
 	memset(&lay, 0, sizeof(lay));
+	/* FAULTTUNE_LIBTRACECMD=1: always the library path (tests compare) */
+	lay.lib = getenv("FAULTTUNE_LIBTRACECMD") != NULL;
 	if (validate(file, &lay)) {
 		free(lay.off);
 		free(lay.size);
@@ -890,17 +1050,35 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	}
 	if (rd->d[D_C_BEGIN].event)
 		ft_fallback_attach(a, file);
-	/* FAULTTUNE_LIBTRACECMD=1: always the library path (tests compare) */
-	if (lay.plain && tracecmd_buffer_instances(h) == 0 &&
-	    !getenv("FAULTTUNE_LIBTRACECMD")) {
+	if (lay.plain && tracecmd_buffer_instances(h) == 0 && !lay.lib) {
 		ret = fast_read(file, &lay, rd);	/* says why itself */
+	} else if (lay.past_commit) {
+		ft_err("%s: cpu %d: %llu data page%s with an event length that "
+		       "runs past the page's commit or wraps (the first at "
+		       "offset %#llx): libtracecmd would read beyond it or loop "
+		       "(the in-place reader skips and counts them)", file,
+		       lay.past_commit_cpu,
+		       (unsigned long long)lay.past_commit,
+		       lay.past_commit == 1 ? "" : "s",
+		       (unsigned long long)lay.past_commit_off);
+		ret = -1;
 	} else {
 		quiet = lib_quiet();
 		ret = iterate_all(h, rd);
 		lib_loud(quiet);
-		if (ret < 0)
+		if (rd->looped)
+			ft_err("%s: cpu %d: an event length in the data page at "
+			       "offset %#llx leads back into the page, which "
+			       "libtracecmd would read forever", file, rd->loop_cpu,
+			       (unsigned long long)rd->loop_off);
+		else if (ret < 0)
 			ft_err("%s: error while reading the event data "
 			       "(truncated?)", file);
+		/* libtracecmd says nothing of an empty page's missed events */
+		if (lay.empty_missed)
+			ft_analysis_lost(a, -1, (long long)lay.empty_missed);
+		for (; lay.empty_missed_unknown; lay.empty_missed_unknown--)
+			ft_analysis_lost(a, -1, -1);
 	}
 	free(lay.off);
 	free(lay.size);

@@ -431,46 +431,52 @@ static void print_skips(FILE *f, const struct ft_analysis *a, int json)
 	if (!json) {
 		fprintf(f, "SKIPPED (not in the numbers below): bad page headers "
 			"%llu, bad event headers %llu (%llu bytes), short records "
-			"%llu, implausible times %llu\n",
+			"%llu, implausible times %llu, unknown event ids %llu\n",
 			(unsigned long long)sum.bad_pages,
 			(unsigned long long)sum.bad_headers,
 			(unsigned long long)sum.skipped_bytes,
 			(unsigned long long)sum.short_records,
-			(unsigned long long)sum.implausible);
+			(unsigned long long)sum.implausible,
+			(unsigned long long)sum.unknown_ids);
 	} else {
 		fprintf(f, ",\"skipped\":{\"bad_pages\":%llu,\"bad_headers\":%llu,"
 			"\"skipped_bytes\":%llu,\"short_records\":%llu,"
-			"\"implausible\":%llu,\"cpus\":[",
+			"\"implausible\":%llu,\"unknown_ids\":%llu,\"cpus\":[",
 			(unsigned long long)sum.bad_pages,
 			(unsigned long long)sum.bad_headers,
 			(unsigned long long)sum.skipped_bytes,
 			(unsigned long long)sum.short_records,
-			(unsigned long long)sum.implausible);
+			(unsigned long long)sum.implausible,
+			(unsigned long long)sum.unknown_ids);
 	}
 	for (i = 0; i < a->nskips; i++) {
 		const struct ft_cpu_skips *k = &a->skips[i];
 
 		if (!(k->bad_pages | k->bad_headers | k->short_records |
-		      k->implausible))
+		      k->implausible | k->unknown_ids))
 			continue;
 		if (json)
 			fprintf(f, "%s{\"cpu\":%d,\"bad_pages\":%llu,"
 				"\"bad_headers\":%llu,\"skipped_bytes\":%llu,"
-				"\"short_records\":%llu,\"implausible\":%llu}",
+				"\"short_records\":%llu,\"implausible\":%llu,"
+				"\"unknown_ids\":%llu}",
 				first ? "" : ",", i,
 				(unsigned long long)k->bad_pages,
 				(unsigned long long)k->bad_headers,
 				(unsigned long long)k->skipped_bytes,
 				(unsigned long long)k->short_records,
-				(unsigned long long)k->implausible);
+				(unsigned long long)k->implausible,
+				(unsigned long long)k->unknown_ids);
 		else
 			fprintf(f, "  cpu%-4d bad pages %llu, bad headers %llu "
-				"(%llu bytes), short records %llu, implausible %llu\n",
+				"(%llu bytes), short records %llu, implausible %llu, "
+				"unknown ids %llu\n",
 				i, (unsigned long long)k->bad_pages,
 				(unsigned long long)k->bad_headers,
 				(unsigned long long)k->skipped_bytes,
 				(unsigned long long)k->short_records,
-				(unsigned long long)k->implausible);
+				(unsigned long long)k->implausible,
+				(unsigned long long)k->unknown_ids);
 		first = 0;
 	}
 	if (json)
@@ -835,12 +841,14 @@ static int report_child(void *arg)
 	if (ft_analysis_skipped(&a, &sk) && !o->force) {
 		ft_err("%s: damaged records not used: bad page headers %llu, bad "
 		       "event headers %llu (%llu bytes), short records %llu, "
-		       "implausible times %llu; --force reports without them",
+		       "implausible times %llu, unknown event ids %llu; --force "
+		       "reports without them",
 		       o->file, (unsigned long long)sk.bad_pages,
 		       (unsigned long long)sk.bad_headers,
 		       (unsigned long long)sk.skipped_bytes,
 		       (unsigned long long)sk.short_records,
-		       (unsigned long long)sk.implausible);
+		       (unsigned long long)sk.implausible,
+		       (unsigned long long)sk.unknown_ids);
 		goto out;
 	}
 	if (ft_report_print(stdout, &a, o) == 0)

@@ -239,7 +239,7 @@ int ft_advice_of(const struct ft_analysis *a, int threads, double target_pct,
 	int ret = -1;
 
 	memset(adv, 0, sizeof(*adv));
-	if (m && !ft_model_add_run(m, a->holds, a->nholds))
+	if (m && !ft_sample_add_runs(a, m))
 		ret = ft_advise(m, &ao, adv);
 	if (ret)
 		ft_advice_free(adv);

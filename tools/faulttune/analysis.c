@@ -336,6 +336,7 @@ void ft_analysis_free(struct ft_analysis *a)
 	ft_fallback_free(a->fb);
 	a->fb = NULL;
 	free(a->holds);
+	ft_sample_free(a);
 	free(a->skips);
 	ft_vec_free(&a->resize_end);
 	ft_vec_free(&a->resize_dur);
@@ -417,18 +418,9 @@ static void stats_release(struct ft_analysis *a, struct ft_stats *s,
 
 static void push_hold(struct ft_analysis *a, const struct ft_hold *h)
 {
-	if (a->nholds == a->capholds) {
-		size_t cap = a->capholds ? a->capholds * 2 : 256;
-		struct ft_hold *n = realloc(a->holds, cap * sizeof(*n));
-
-		if (!n) {
-			a->nomem = 1;	/* a what-if without these holds is wrong */
-			return;
-		}
-		a->holds = n;
-		a->capholds = cap;
-	}
-	a->holds[a->nholds++] = *h;
+	/* all of them, or whole windows past a budget: sample.c */
+	if (ft_sample_push(a, h))
+		a->nomem = 1;	/* a what-if without these holds is wrong */
 }
 
 static unsigned int log2u(uint32_t x)

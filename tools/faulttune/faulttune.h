@@ -158,6 +158,35 @@ struct ft_cpu_skips {
 /* no mutex wait or hold of a sane trace lasts a day */
 #define FT_IMPLAUSIBLE_NS (86400ULL * 1000000000ULL)
 
+/*
+ * sample.c: the holds kept for the model and the what-if.  All of them up
+ * to a budget of FT_SAMPLE_HOLDS; past it, whole windows of release time
+ * (FT_SAMPLE_WINDOW_NS, or budget / FT_SAMPLE_WINDOWS_MIN holds when a
+ * window holds more), each kept with the same probability.
+ */
+#define FT_SAMPLE_HOLDS		131072		/* 7 MB of struct ft_hold */
+#define FT_SAMPLE_WINDOW_NS	10000000ULL	/* 10 ms */
+#define FT_SAMPLE_WINDOWS_MIN	64
+
+struct ft_sample_win {
+	uint64_t seq, prio;	/* its number in the recording, its priority */
+	size_t first, n;	/* its holds: a->holds[first .. first + n) */
+};
+
+struct ft_sample {
+	size_t budget;		/* holds kept at most; 0: FT_SAMPLE_HOLDS */
+	uint64_t threshold;	/* a window is kept iff its priority <= it */
+	int halvings;		/* of the threshold: 0, every hold kept */
+	uint64_t holds;		/* completed holds seen, kept or not */
+	uint64_t fault_ns;	/* their request-to-release time, summed */
+	uint64_t windows, seq;	/* windows seen */
+	struct ft_sample_win *win;	/* the kept ones, in time order */
+	size_t nwin, capwin;
+	uint64_t cur_idx;	/* the open window: its time index */
+	uint32_t cur_n;		/* its holds so far */
+	int cur_kept;
+};
+
 struct ft_analysis {
 	struct ft_stats hop[FT_HOP_NR];
 	struct ft_stats mop[FT_MOP_NR];
@@ -168,8 +197,9 @@ struct ft_analysis {
 	struct ft_map tasks;	/* (lock << 40 | pid) -> pairing state */
 	struct ft_map lockaddrs;/* contention fallback: addr -> ft_lockaddr_stats */
 	struct ft_stats call;	/* all lock:contention */
-	struct ft_hold *holds;
+	struct ft_hold *holds;	/* kept holds (sample.c), in release order */
 	size_t nholds, capholds;
+	struct ft_sample sample;
 	uint64_t nev[FT_LK_NR];
 	uint64_t markers, resizes;
 	uint64_t unpaired_start, unpaired_acquire, unpaired_release;
@@ -205,6 +235,16 @@ struct ft_cpu_skips *ft_analysis_skips(struct ft_analysis *a, int cpu);
 uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 			     struct ft_cpu_skips *sum);
 void ft_analysis_free(struct ft_analysis *a);
+
+/* sample.c: see struct ft_sample */
+struct ft_model;
+int ft_sample_push(struct ft_analysis *a, const struct ft_hold *h);
+int ft_sample_used(const struct ft_analysis *a);
+/* the kept holds into the model: one run, or a run per kept window */
+int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m);
+/* text: a line when sampled; json: a "sample" member, leading comma */
+void ft_sample_print(FILE *f, const struct ft_analysis *a, int json);
+void ft_sample_free(struct ft_analysis *a);
 
 /*
  * What-if replay of the recorded hashes (model.c): rows for sizes 1, 2,
@@ -309,6 +349,7 @@ struct ft_report_opts {
 	int force;		/* report even when records were skipped */
 	int threads;		/* --threads: the advice for T threads */
 	double target;		/* --target: percent, 0: the default */
+	size_t sample_holds;	/* --sample-holds: 0 default, SIZE_MAX all */
 };
 int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
 int ft_read_tracedat(const char *file, struct ft_analysis *a);

@@ -27,6 +27,8 @@ static void report_usage(FILE *f)
 "                     seconds (default: 60 + 1 per MiB of file; 0: never)\n"
 "      --threads T    recommendation for T faulting threads (tune's model)\n"
 "      --target PCT   its collision wait target, percent of fault time\n"
+"      --sample-holds N  holds kept for the model and the what-if (default\n"
+"                     131072; past it, whole 10 ms windows; 0: every hold)\n"
 "  -h, --help\n");
 }
 
@@ -43,6 +45,7 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "threads", required_argument, NULL, 1 },
 		{ "target", required_argument, NULL, 2 },
+		{ "sample-holds", required_argument, NULL, 3 },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -98,6 +101,12 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 			if (ft_opt_double("report", "--target", optarg, 0.001, 99.9,
 					  &o->target))
 				return -1;
+			break;
+		case 3:
+			if (ft_opt_uint("report", "--sample-holds", optarg, 0,
+					UINT32_MAX, &v))
+				return -1;
+			o->sample_holds = v ? (size_t)v : SIZE_MAX;
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -542,6 +551,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 			(unsigned long long)a->jhash_mismatch, cur,
 			(unsigned long long)(a->last_ts - a->first_ts));
 		print_skips(f, a, 1);
+		ft_sample_print(f, a, 1);
 		if (a->resizes) {
 			fprintf(f, ",\"resize\":{\"resizes\":%llu,"
 				"\"duration_median_ns\":%llu,\"duration_max_ns\":%llu,"
@@ -698,6 +708,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 		(unsigned long long)a->key_mismatch,
 		(unsigned long long)a->open_at_end);
 	print_skips(f, a, 0);
+	ft_sample_print(f, a, 0);
 	if (a->acquire_nostart)
 		fprintf(f, "uncontended acquisitions without a start event (fast "
 			"path not traced): %llu\n",
@@ -758,8 +769,9 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 			text_row(f, name, &s->st);
 		}
 
-		fprintf(f, "\nwhat-if: %zu recorded holds re-bucketed as hash & (N-1) "
-			"(no queueing feedback)\n", a->nholds);
+		fprintf(f, "\nwhat-if: %zu recorded holds%s re-bucketed as hash & "
+			"(N-1) (no queueing feedback)\n", a->nholds,
+			ft_sample_used(a) ? " (the sample)" : "");
 		fprintf(f, "%8s %10s %11s %12s %9s %12s\n", "size", "memory",
 			"collisions", "coll_wait", "sharing", "share_wait");
 		for (i = 0; i < nw; i++)
@@ -831,6 +843,7 @@ static int report_child(void *arg)
 	int ret = 1;
 
 	ft_analysis_init(&a);
+	a.sample.budget = o->sample_holds;
 	if (ft_read_tracedat(o->file, &a))
 		goto out;
 	if (a.nomem) {

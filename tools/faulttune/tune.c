@@ -417,7 +417,6 @@ static int from_child(void *arg)
 				     .max_size = c->max_size };
 	struct ft_analysis a;
 	double coll = 0, share = 0, fault = 0;
-	size_t k;
 	int i, ret = 1;
 
 	c->model = ft_model_new();
@@ -445,9 +444,8 @@ static int from_child(void *arg)
 		/* what the recording itself measured, at the size it ran at */
 		coll += a.hall.coll_wait;
 		share += a.hall.share_wait;
-		for (k = 0; k < a.nholds; k++)
-			fault += a.holds[k].rel_ts - a.holds[k].req_ts;
-		if (ft_model_add_run(c->model, a.holds, a.nholds)) {
+		fault += a.sample.fault_ns;	/* every hold, sampled or not */
+		if (ft_sample_add_runs(&a, c->model)) {
 			ft_err("%s: out of memory", c->from[i]);
 			ft_analysis_free(&a);
 			goto out;

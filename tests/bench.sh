@@ -18,6 +18,9 @@
 #		(first round only, unless BENCH_SPEED=all)
 #   5b host-speed the same on the host: speed and peak memory (BENCH_HOST=0
 #		leaves it out)
+#   5c report-memory report's peak memory and speed at 1M, 4M and 10M events,
+#		with its sample of holds and with every hold, against trace-cmd
+#		(tests/bench-report.sh, on the host; BENCH_HOST=0 leaves it out)
 #   6 tune	tune vs tune --full: time, pick, model vs measured per size
 #   7 lost	events lost during tune at VM_CPUS threads
 #   8 stable	BENCH_STABLE (10) default tune runs per boot: the same pick?
@@ -100,6 +103,9 @@ host_speed() {
 if [ "${BENCH_HOST:-1}" = 1 ]; then
 	echo "bench: host: faulttune report vs trace-cmd report on 1M events"
 	host_speed || { echo "bench: the host speed section failed" >&2; exit 1; }
+	echo "bench: host: report's memory and speed at 1M, 4M and 10M events"
+	"$top/tests/bench-report.sh" "$out" > /dev/null ||
+		{ echo "bench: the report memory section failed" >&2; exit 1; }
 fi
 
 # Sections 1-10 boot production-like kernels (no lock debugging): the
@@ -126,6 +132,9 @@ done
 python3 "$top/tests/bench-table.py" "$out" "$top/Documentation/bench.md" \
 	"make bench BENCH_ROUNDS=$rounds VM_CPUS=$cpus BENCH_SIZE=$size BENCH_REPS=$reps BENCH_TUNE_REPS=$treps BENCH_FAULTS=$faults BENCH_SPEED=$speed BENCH_RESIZE_GAP=$gap" \
 	"$(( $(date +%s) - start ))"
+
+# 5c: appended after the table (bench-table.py writes the file whole)
+[ "${BENCH_HOST:-1}" = 1 ] && { echo; cat "$out/report-memory.md"; } >> "$top/Documentation/bench.md"
 
 # 11: deterministic cost, its own section appended to the table
 if [ "${BENCH_ICOUNT:-1}" != 0 ]; then

@@ -244,6 +244,8 @@ int ft_sample_used(const struct ft_analysis *a);
 int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m);
 /* text: a line when sampled; json: a "sample" member, leading comma */
 void ft_sample_print(FILE *f, const struct ft_analysis *a, int json);
+/* "FILE: the model takes a sample ..." on stderr, when sampled */
+void ft_sample_note(const struct ft_analysis *a, const char *file);
 void ft_sample_free(struct ft_analysis *a);
 
 /*

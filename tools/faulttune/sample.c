@@ -195,6 +195,18 @@ void ft_sample_print(FILE *f, const struct ft_analysis *a, int json)
 		1ULL << (s->halvings < 63 ? s->halvings : 63));
 }
 
+/* one line on stderr when sampled, for output that has no room for it */
+void ft_sample_note(const struct ft_analysis *a, const char *file)
+{
+	const struct ft_sample *s = &a->sample;
+
+	if (ft_sample_used(a))
+		ft_info("faulttune: %s: the model takes a sample: %zu of %llu "
+			"holds, in %zu of %llu windows, each window a run", file,
+			a->nholds, (unsigned long long)s->holds, s->nwin,
+			(unsigned long long)s->windows);
+}
+
 void ft_sample_free(struct ft_analysis *a)
 {
 	free(a->sample.win);

@@ -445,6 +445,7 @@ static int from_child(void *arg)
 		coll += a.hall.coll_wait;
 		share += a.hall.share_wait;
 		fault += a.sample.fault_ns;	/* every hold, sampled or not */
+		ft_sample_note(&a, c->from[i]);
 		if (ft_sample_add_runs(&a, c->model)) {
 			ft_err("%s: out of memory", c->from[i]);
 			ft_analysis_free(&a);

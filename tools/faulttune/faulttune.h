@@ -279,7 +279,12 @@ void ft_json_str(FILE *f, const char *s);
  * child marks with ft_isolate_phase() when it is inside libtracecmd, so a
  * crash there is blamed on the file and a crash elsewhere on faulttune.
  */
-enum { FT_PHASE_OURS, FT_PHASE_LIB };
+/*
+ * FT_PHASE_READ_DONE: the file is read, what follows is computation
+ * whose time is the caller's to spend (tune --from's model at
+ * --threads 4096): the time limit no longer applies.
+ */
+enum { FT_PHASE_OURS, FT_PHASE_LIB, FT_PHASE_READ_DONE };
 int ft_isolate(int (*fn)(void *), void *arg, const char *what,
 	       double timeout_s);
 void ft_isolate_phase(int phase);

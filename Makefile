@@ -44,7 +44,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
 .PHONY: all deps kernel kernel-stock kernel-norw series-check patches tool selftests image vm run \
-	check check-long mutation-check suite-table bench clean install uninstall deb kernel-deb kernel-deb-boot
+	check check-long mutation-check suite-table bench bench-programs clean install uninstall deb kernel-deb kernel-deb-boot
 
 all: kernel tool image
 
@@ -126,6 +126,10 @@ suite-table:
 	@$(TOP)/tests/suite-table.py $(BUILD)/check > $(BUILD)/check/suites.md
 	@cp $(BUILD)/check/suites.md $(TOP)/Documentation/testing.md
 	@echo "suite-table: Documentation/testing.md from the logs in build/check"
+
+# section 13 of make bench on its own: tune on QEMU and stress-ng
+bench-programs: image kernel
+	@$(TOP)/tests/bench-programs.sh
 
 bench: image kernel kernel-stock kernel-norw
 	@if [ -x $(TOP)/tests/bench.sh ]; then $(TOP)/tests/bench.sh; \

@@ -33,6 +33,11 @@
 #		one vCPU; BENCH_ICOUNT=0 leaves it out)
 #  12 lookup	memtype-lookup at 1..VM_CPUS threads, stock / norw / patched
 #		(tests/bench-lookup.sh; BENCH_LOOKUP=0 leaves it out)
+#  13 programs	default tune on QEMU's preallocation, stress-ng and the
+#		built-in workload, BENCH_STABLE runs each in each of
+#		BENCH_PROG_BOOTS boots; QEMU's wall time at 1, the boot size
+#		and the pick (tests/bench-programs.sh; BENCH_PROGRAMS=0 leaves
+#		it out; make bench-programs runs it alone)
 #
 # Writes build/bench/bench.json, Documentation/bench.md and the plots
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
@@ -144,3 +149,6 @@ fi
 
 # 12: the per-fault memtype lookup path, its own section appended too
 [ "${BENCH_LOOKUP:-1}" = 0 ] || { "$top/tests/bench-lookup.sh" && cat "$out/lookup.md" >> "$top/Documentation/bench.md"; } || exit 1
+
+# 13: tune on programs nobody here wrote, appended too
+[ "${BENCH_PROGRAMS:-1}" = 0 ] || { "$top/tests/bench-programs.sh" && cat "$out/programs.md" >> "$top/Documentation/bench.md"; } || exit 1

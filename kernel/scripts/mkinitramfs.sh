@@ -37,6 +37,16 @@ add_dynamic() {
 
 add_dynamic "$(command -v trace-cmd)" usr/bin/trace-cmd
 add_dynamic "$(command -v stress-ng)" usr/bin/stress-ng
+# QEMU preallocating hugetlb guest memory, as a VM host starts a VM: a
+# program of somebody else's for faulttune tune to tune.  Its TCG
+# accelerator is a module, loaded from the directory the package puts it
+# in; without it QEMU cannot run -machine none either.
+qemu=$(command -v qemu-system-x86_64) || die "qemu-system-x86_64 not found (apt-get install qemu-system-x86)"
+add_dynamic "$qemu" usr/bin/qemu-system-x86_64
+for mod in /usr/lib/x86_64-linux-gnu/qemu/accel-tcg-x86_64.so; do
+	[ -e "$mod" ] || die "$mod not found (apt-get install qemu-system-x86)"
+	add_dynamic "$mod" "${mod#/}"
+done
 if [ -x "$top/tools/faulttune/faulttune" ]; then
 	add_dynamic "$top/tools/faulttune/faulttune" ft/bin/faulttune
 fi

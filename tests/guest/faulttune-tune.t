@@ -23,7 +23,7 @@ before=$(cat $T/tracing_on $T/set_event | md5sum)
 echo "# $(nproc) CPUs, knob $saved"
 
 # 1. the built-in workload: the model decides, measurement confirms
-faulttune tune --knob $K -r 2 -P 1 -W 0 -s 32M --json >$W/t.json 2>$W/t.err
+faulttune tune --knob $K -r 2 -P 1 -B 2 -W 0 -s 32M --json >$W/t.json 2>$W/t.err
 t $? "tune --json exits 0"
 rec=$(jnum recommended $W/t.json)
 pow2 "$rec"
@@ -39,7 +39,7 @@ t $? "no faulttune instance left"
 [ "$(cat $T/tracing_on $T/set_event | md5sum)" = "$before" ]
 t $? "top-level tracing_on and set_event unchanged"
 
-faulttune tune --knob $K -r 2 -P 1 -W 0 -s 16M -m 16 >$W/t.txt 2>&1
+faulttune tune --knob $K -r 2 -P 1 -B 2 -W 0 -s 16M -m 16 >$W/t.txt 2>&1
 t $? "tune (text) exits 0"
 grep -Eq '^recommendation: (keep )?[0-9]+: predicted collision wait ' $W/t.txt
 t $? "prints the recommendation line"
@@ -63,7 +63,7 @@ t $? "sizeof(struct mutex) measured on this kernel: ${mb:-none} bytes"
 # 2. from one mutex, 4 concurrent faulters collide: a bigger table, and
 # the model's current and recommended sizes are the ones measured
 echo 1 > $K
-faulttune tune --knob $K -r 2 -P 1 -W 0 -s 32M -t 4 --json >$W/one.json 2>/dev/null
+faulttune tune --knob $K -r 2 -P 1 -B 2 -W 0 -s 32M -t 4 --json >$W/one.json 2>/dev/null
 t $? "tune from 1 mutex exits 0"
 rec=$(jnum recommended $W/one.json)
 [ -n "$rec" ] && [ "$rec" -gt 1 ] && grep -q '"keep":false' $W/one.json
@@ -76,9 +76,9 @@ t $? "knob restored to 1"
 echo $saved > $K
 
 # 3. the seed round trip: the printed seed repeats the run order
-faulttune tune --knob $K --full -r 2 -P 1 -W 0 -s 16M -m 8 --json >$W/s1.json 2>/dev/null
+faulttune tune --knob $K --full -r 2 -P 1 -B 2 -W 0 -s 16M -m 8 --json >$W/s1.json 2>/dev/null
 seed=$(jnum seed $W/s1.json)
-faulttune tune --knob $K --full -r 2 -P 1 -W 0 -s 16M -m 8 -S "$seed" --json >$W/s2.json 2>/dev/null
+faulttune tune --knob $K --full -r 2 -P 1 -B 2 -W 0 -s 16M -m 8 -S "$seed" --json >$W/s2.json 2>/dev/null
 [ -n "$seed" ] && [ "$(jnum seed $W/s2.json)" = "$seed" ]
 t $? "-S $seed: printed back as the seed used"
 o1=$(jorder $W/s1.json)
@@ -89,7 +89,7 @@ t $? "--full measured every size up to 8"
 
 # 4. a user's command: a shell loop faulting a hugetlbfs file
 mount -t hugetlbfs none $H
-faulttune tune --knob $K -r 2 -P 2 -W 0 --json -- \
+faulttune tune --knob $K -r 2 -P 2 -B 2 -W 0 --json -- \
 	sh -c "for i in 1 2 3 4; do fallocate -l 16M $H/f\$i & done; wait; rm -f $H/f*" \
 	>$W/c.json 2>$W/c.err
 t $? "tune -- COMMAND exits 0"
@@ -101,7 +101,7 @@ pow2 "$(jnum recommended $W/c.json)"
 t $? "recommends a power of two for the command ($(jnum recommended $W/c.json))"
 [ "$(cat $K)" = "$saved" ] && [ "$(insts)" = 0 ] && [ -z "$(ls $H)" ]
 t $? "knob, instances and the hugetlbfs as found"
-faulttune tune --knob $K -r 1 -P 1 -W 0 -- false >/dev/null 2>$W/f.err
+faulttune tune --knob $K -r 1 -P 1 -B 2 -W 0 -- false >/dev/null 2>$W/f.err
 rc=$?
 [ $rc = 1 ] && grep -q "^faulttune: tune: false exited with status 1" $W/f.err &&
 	[ "$(cat $K)" = "$saved" ]
@@ -109,7 +109,7 @@ t $? "a failing COMMAND: exit 1, named, knob restored (rc=$rc)"
 
 # 5. SIGINT while the user's command runs: passed on, everything restored
 echo 2 > $K
-faulttune tune --knob $K -r 3 -P 1 -W 0 -- sh -c "echo \$\$ > $W/cmd.pid; exec sleep 60" \
+faulttune tune --knob $K -r 3 -P 1 -B 2 -W 0 -- sh -c "echo \$\$ > $W/cmd.pid; exec sleep 60" \
 	>/dev/null 2>$W/int.err &
 pid=$!
 i=0
@@ -153,7 +153,7 @@ faulttune tune --from $W/tc.dat --threads 64 >$W/tc64.txt 2>&1 &&
 t $? "--threads 64 from a recording of 4"
 
 # 7. --apply
-faulttune tune --knob $K -r 2 -P 1 -W 0 -s 16M -m 8 --apply --json >$W/a.json 2>/dev/null
+faulttune tune --knob $K -r 2 -P 1 -B 2 -W 0 -s 16M -m 8 --apply --json >$W/a.json 2>/dev/null
 rec=$(jnum recommended $W/a.json)
 [ -n "$rec" ] && [ "$(cat $K)" = "$rec" ]
 t $? "--apply leaves the recommendation ($rec) set"

@@ -22,17 +22,16 @@ uint32_t ft_recorded_size(const struct ft_analysis *a)
 }
 
 /*
- * Candidates from 1 up: far enough to show the current size, the first
- * size that meets the target and the one after each; at most max_size.
+ * The table is the decision's (decide.c): each size as predicted by the
+ * variant that judges it, the pick its recommendation.
  */
 int ft_advise(const struct ft_model *m, const struct ft_advice_opts *o,
 	      struct ft_advice *adv)
 {
-	struct ft_model_opts mo = { .threads = o->threads, .seed = FT_MODEL_SEED };
-	/* without -m: far enough for any machine, cheap to simulate */
-	uint32_t size, limit = o->max_size ? o->max_size : 1u << 16;
-	uint32_t met_at = 0;
-	int cap = 0;
+	struct ft_model_opts mo = { .threads = o->threads, .seed = FT_MODEL_SEED,
+				    .max_draws = o->max_draws };
+	struct ft_decision *d = &adv->dec;
+	int k;
 
 	memset(adv, 0, sizeof(*adv));
 	adv->current = o->current;
@@ -44,34 +43,26 @@ int ft_advise(const struct ft_model *m, const struct ft_advice_opts *o,
 	adv->nruns = ft_model_nruns(m);
 	adv->mutex_bytes = ft_mutex_bytes(o->btf_path, adv->mutex_how,
 					  sizeof(adv->mutex_how));
-	if (limit > FT_MODEL_MAX_SIZE)
-		limit = FT_MODEL_MAX_SIZE;
-	for (size = 1; size && size <= limit; size <<= 1) {
-		struct ft_model_row *r;
-
-		if (o->max_size == 0 && met_at && size > 2 * met_at &&
-		    size > 2 * o->current)
-			break;
-		if (adv->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			r = realloc(adv->rows, cap * sizeof(*r));
-			if (!r)
-				return -1;
-			adv->rows = r;
-		}
-		r = &adv->rows[adv->n];
-		if (ft_model_predict_se(m, &mo, size, r))
-			return -1;
-		adv->n++;
-		if (!met_at && r->coll_pct - r->coll_pct_se <= o->target_pct)
-			met_at = size;
-	}
-	ft_model_pick(adv->rows, adv->n, o->current, o->target_pct, &adv->pick);
+	adv->threads_raised = o->threads && o->threads < adv->concurrency;
+	adv->handover_ns = ft_model_handover(m);
+	if (ft_decide(m, &mo, o->current, o->target_pct, o->max_size, d))
+		return -1;
+	adv->rows = calloc(d->nsizes, sizeof(*adv->rows));
+	if (!adv->rows)
+		return -1;
+	for (k = 0; k < d->nsizes; k++)
+		adv->rows[k] = d->rows[ft_decision_variant(d, k)][k];
+	adv->n = d->nsizes;
+	adv->pick.idx = d->rec;
+	adv->pick.keep = d->sizes[d->rec] == o->current;
+	adv->pick.met = adv->rows[d->rec].coll_pct <= o->target_pct;
+	adv->limited = o->max_size && d->sizes[d->nsizes - 1] >= o->max_size;
 	return 0;
 }
 
 void ft_advice_free(struct ft_advice *adv)
 {
+	ft_decision_free(&adv->dec);
 	free(adv->rows);
 	adv->rows = NULL;
 	adv->n = 0;
@@ -98,10 +89,50 @@ static void mem_str(const struct ft_advice *adv, long long n, int sign,
 		snprintf(buf, len, sign ? "%+lld mutexes" : "%lld mutexes", n);
 }
 
+static int size_idx_of(const struct ft_decision *d, uint32_t size)
+{
+	int k;
+
+	for (k = 0; k < d->nsizes; k++)
+		if (d->sizes[k] == size)
+			return k;
+	return -1;
+}
+
+static const char *used_str(unsigned int used)
+{
+	if (used == (1u << FT_LOOP_CLOSED))
+		return "closed loop";
+	if (used == (1u << FT_LOOP_OPEN))
+		return "open loop";
+	return "the larger of closed and open loop";
+}
+
+/* why the pick is where it is, relative to the target */
+static void how_str(const struct ft_advice *adv, const struct ft_model_row *rec,
+		    char *how, size_t len)
+{
+	if (rec->coll_pct <= adv->target_pct)
+		snprintf(how, len, "within the %g%% target", adv->target_pct);
+	else if (adv->pick.idx == adv->n - 1 && adv->limited)
+		snprintf(how, len, "over the %g%% target: %u is the limit of "
+			 "--max-size, and no size up to it meets the target "
+			 "(raise --max-size)", adv->target_pct, rec->size);
+	else if (adv->pick.idx == adv->n - 1)
+		snprintf(how, len, "over the %g%% target: %u is the largest size "
+			 "the model considers, and none up to it meets the target",
+			 adv->target_pct, rec->size);
+	else if (adv->pick.keep)
+		snprintf(how, len, "over the %g%% target, but no size up to "
+			 "--max-size comes closer", adv->target_pct);
+	else
+		snprintf(how, len, "over the %g%% target", adv->target_pct);
+}
+
 void ft_advice_line(FILE *f, const struct ft_advice *adv)
 {
 	const struct ft_model_row *rec, *cur;
-	char mem[48], how[96];
+	char mem[48], how[192];
 
 	if (adv->pick.idx < 0 || !adv->nholds) {
 		fprintf(f, "recommendation: none: no completed hugetlb fault mutex "
@@ -110,15 +141,7 @@ void ft_advice_line(FILE *f, const struct ft_advice *adv)
 	}
 	rec = &adv->rows[adv->pick.idx];
 	cur = adv->current ? ft_advice_row(adv, adv->current) : NULL;
-	if (rec->coll_pct <= adv->target_pct)
-		snprintf(how, sizeof(how), "within the %g%% target",
-			 adv->target_pct);
-	else if (adv->pick.met)
-		snprintf(how, sizeof(how), "within one standard error (%.2f%%) of "
-			 "the %g%% target", rec->coll_pct_se, adv->target_pct);
-	else
-		snprintf(how, sizeof(how), "the closest to the %g%% target",
-			 adv->target_pct);
+	how_str(adv, rec, how, sizeof(how));
 	if (adv->pick.keep) {
 		fprintf(f, "recommendation: keep %u: predicted collision wait "
 			"%.2f%% of fault time, %s\n", rec->size, rec->coll_pct, how);
@@ -139,15 +162,101 @@ void ft_advice_line(FILE *f, const struct ft_advice *adv)
 		"page; no table size removes it\n", rec->share_pct);
 }
 
+/* the model against what the runs measured, one line per variant */
+static void fit_lines(FILE *f, const struct ft_advice *adv)
+{
+	const struct ft_decision *d = &adv->dec;
+	int v;
+
+	if (!d->fit[0].nruns) {
+		fprintf(f, "model check: none: no run measured its own collision "
+			"wait\n");
+		return;
+	}
+	fprintf(f, "model check at the recorded size%s (%d run%s): measured "
+		"collision wait %.2f%% of fault time\n",
+		d->nruns > 1 ? "s" : "", d->fit[0].nruns,
+		d->fit[0].nruns == 1 ? "" : "s", d->fit[0].meas_pct);
+	for (v = 0; v < FT_NLOOP; v++)
+		fprintf(f, "  %-11s predicts %6.2f%%: measured - predicted %+.2f "
+			"+- %.2f (%s), %s\n", ft_loop_name(v), d->fit[v].pred_pct,
+			d->fit[v].diff, d->fit[v].diff_se,
+			d->fit[v].nruns > 1 ? "se over the runs" :
+			"sd over the hash draws", d->fit[v].fits ? "fits" :
+			"does not fit");
+	if (d->used == (1u << FT_NLOOP) - 1 && !d->fit[0].fits)
+		fprintf(f, "  neither variant fits this workload: sizes are judged "
+			"by the larger prediction, and the answer is less sure "
+			"than its error says\n");
+	else if (d->used == (1u << FT_NLOOP) - 1)
+		fprintf(f, "  both fit: the runs cannot tell them apart, so each "
+			"size is judged by the larger prediction\n");
+	else
+		fprintf(f, "  the decision uses %s, the variant that fits\n",
+			used_str(d->used));
+}
+
+static const char *meets_str(const struct ft_decision *d, int k)
+{
+	if (d->nruns < 2)
+		return d->up[k] <= d->target_pct ? "yes" : "no";
+	if (d->up[k] <= d->target_pct)
+		return "yes";
+	return d->lo[k] <= d->target_pct ? "maybe" : "no";
+}
+
+/* how settled the pick is: which sizes the runs separate it from */
+static void settled_line(FILE *f, const struct ft_advice *adv)
+{
+	const struct ft_decision *d = &adv->dec;
+	int k;
+
+	if (d->nruns < 2) {
+		fprintf(f, "settled: not known from one run (the bounds need the "
+			"spread of several; record more, or give several files)\n");
+		return;
+	}
+	if (d->settled && d->rec == size_idx_of(d, d->current)) {
+		fprintf(f, "settled: the current %u meets the %g%% target with "
+			"95%% confidence over the %d runs\n", d->current,
+			d->target_pct, d->nruns);
+		return;
+	}
+	if (d->settled) {
+		fprintf(f, "settled: with 95%% confidence over the %d runs, %u "
+			"meets the %g%% target", d->nruns, d->sizes[d->rec],
+			d->target_pct);
+		if (d->rec > 0)
+			fprintf(f, " and %u misses it", d->sizes[d->rec - 1]);
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, "not settled: the %d runs cannot separate", d->nruns);
+	for (k = d->first; k <= d->rec; k++)
+		fprintf(f, "%s %u", k == d->first ? "" : k == d->rec ? " and" : ",",
+			d->sizes[k]);
+	fprintf(f, " (below %u each may meet the %g%% target); recommending "
+		"%u, the smallest that meets it with 95%% confidence (more "
+		"probes, -P or -B, may settle it)\n", d->sizes[d->rec],
+		d->target_pct, d->sizes[d->rec]);
+}
+
 void ft_advice_table(FILE *f, const struct ft_advice *adv)
 {
-	char mem[48];
+	const struct ft_decision *d = &adv->dec;
+	char mem[48], hb[32];
 	int i;
 
 	fprintf(f, "model: %d run%s, %zu holds, %d streams, %d faulting at "
-		"once; expected over %d draws of a uniform hash, with queueing\n",
-		adv->nruns, adv->nruns == 1 ? "" : "s", adv->nholds,
-		adv->streams, adv->concurrency, adv->n ? adv->rows[0].draws : 0);
+		"once; expected over %d draws of a uniform hash, with queueing; "
+		"%s\n", adv->nruns, adv->nruns == 1 ? "" : "s", adv->nholds,
+		adv->streams, adv->concurrency, adv->n ? adv->rows[0].draws : 0,
+		used_str(d->used));
+	if (adv->handover_ns)
+		fprintf(f, "handover: a waiter ran %s after the release it "
+			"waited for (mean, measured); each simulated handover "
+			"takes as long\n", ft_fmt_ns(adv->handover_ns, hb,
+						    sizeof(hb)));
 	if (adv->threads && adv->concurrency > 0) {
 		int k = (adv->threads + adv->concurrency / 2) / adv->concurrency;
 
@@ -155,40 +264,71 @@ void ft_advice_table(FILE *f, const struct ft_advice *adv)
 		fprintf(f, "for %d threads: %d simulated threads, %d cop%s of "
 			"the recording, each on keys of its own\n", adv->threads,
 			k * adv->concurrency, k, k == 1 ? "y" : "ies");
+		if (adv->threads_raised)
+			fprintf(f, "--threads %d is below the %d that faulted at "
+				"once in the recording: the model cannot take "
+				"threads out, it simulates the %d\n", adv->threads,
+				adv->concurrency, k * adv->concurrency);
 	}
-	fprintf(f, "%8s %12s %10s %8s %10s %11s\n", "size", "memory", "coll_wait",
-		"+-se", "sharing", "collisions");
+	fprintf(f, "%8s %12s %10s %8s %10s %11s %8s %8s %6s\n", "size", "memory",
+		"coll_wait", "+-se", "sharing", "collisions", "closed", "open",
+		"meets");
 	for (i = 0; i < adv->n; i++) {
 		const struct ft_model_row *r = &adv->rows[i];
-		char se[16];
+		char se[16], pk[16];
 
 		mem_str(adv, r->size, 0, mem, sizeof(mem));
 		if (adv->nruns > 1)
 			snprintf(se, sizeof(se), "%.2f%%", r->coll_pct_se);
 		else
 			snprintf(se, sizeof(se), "-");
-		fprintf(f, "%8u %12s %9.2f%% %8s %9.2f%% %11.1f%s%s\n",
-			r->size, mem, r->coll_pct, se, r->share_pct,
-			r->collisions,
+		snprintf(pk, sizeof(pk), "%s", meets_str(d, i));
+		fprintf(f, "%8u %12s %9.2f%% %8s %9.2f%% %11.1f %7.2f%% %7.2f%% "
+			"%6s%s%s\n", r->size, mem, r->coll_pct, se, r->share_pct,
+			r->collisions, d->rows[FT_LOOP_CLOSED][i].coll_pct,
+			d->rows[FT_LOOP_OPEN][i].coll_pct, pk,
 			r->size == adv->current ? "  <- current" : "",
 			i == adv->pick.idx && !adv->pick.keep ?
 			"  <- recommended" : "");
 	}
 	fprintf(f, "coll_wait, sharing: predicted wait as a share of fault time "
-		"(request to release); +-se: standard error over the %s\n"
-		"memory: %s\n", adv->nruns > 1 ? "runs" : "runs (one run: none)",
+		"(request to release), by %s; +-se: standard error over the %s; "
+		"closed, open: each variant's prediction; meets: the target, "
+		"with 95%% confidence over the runs (yes), or not excluded "
+		"(maybe)\nmemory: %s\n", used_str(d->used),
+		adv->nruns > 1 ? "runs" : "runs (one run: none)",
 		adv->mutex_how);
+	ft_advice_check(f, adv);
+}
+
+void ft_advice_check(FILE *f, const struct ft_advice *adv)
+{
+	if (adv->pick.idx < 0 || !adv->nholds)
+		return;
+	fit_lines(f, adv);
+	settled_line(f, adv);
+}
+
+static void fit_json(FILE *f, const struct ft_fit *x)
+{
+	fprintf(f, "{\"runs\":%d,\"measured_pct\":%.4f,\"predicted_pct\":%.4f,"
+		"\"diff_pct\":%.4f,\"diff_se_pct\":%.4f,\"fits\":%s}", x->nruns,
+		x->meas_pct, x->pred_pct, x->diff, x->diff_se,
+		x->fits ? "true" : "false");
 }
 
 void ft_advice_json(FILE *f, const struct ft_advice *adv)
 {
-	int i;
+	const struct ft_decision *d = &adv->dec;
+	int i, v;
 
 	fprintf(f, "{\"current\":%u,\"target_pct\":%g,\"threads\":%d,"
 		"\"streams\":%d,\"concurrency\":%d,\"runs\":%d,\"holds\":%zu,"
-		"\"draws\":%d,\"mutex_bytes\":", adv->current, adv->target_pct,
-		adv->threads, adv->streams, adv->concurrency, adv->nruns, adv->nholds,
-		adv->n ? adv->rows[0].draws : 0);
+		"\"draws\":%d,\"handover_ns\":%llu,\"mutex_bytes\":",
+		adv->current, adv->target_pct, adv->threads, adv->streams,
+		adv->concurrency, adv->nruns, adv->nholds,
+		adv->n ? adv->rows[0].draws : 0,
+		(unsigned long long)adv->handover_ns);
 	if (adv->mutex_bytes > 0)
 		fprintf(f, "%d", adv->mutex_bytes);
 	else
@@ -210,11 +350,29 @@ void ft_advice_json(FILE *f, const struct ft_advice *adv)
 			"%.4f,\"predicted_sharing_pct\":%.4f,"
 			"\"predicted_se_pct\":%.4f,"
 			"\"predicted_collisions\":%.3f,\"predicted_fault_ns\":%.0f,"
-			"\"predicted_span_ns\":%.0f}", r->coll_pct, r->coll_pct_sd,
-			r->share_pct, r->coll_pct_se, r->collisions, r->fault_ns,
-			r->span_ns);
+			"\"predicted_span_ns\":%.0f,\"closed_loop_pct\":%.4f,"
+			"\"open_loop_pct\":%.4f,\"upper_pct\":%.4f,"
+			"\"lower_pct\":%.4f,\"meets\":\"%s\"}",
+			r->coll_pct, r->coll_pct_sd, r->share_pct, r->coll_pct_se,
+			r->collisions, r->fault_ns, r->span_ns,
+			d->rows[FT_LOOP_CLOSED][i].coll_pct,
+			d->rows[FT_LOOP_OPEN][i].coll_pct, d->up[i], d->lo[i],
+			meets_str(d, i));
 	}
-	fputc(']', f);
+	fputs("],\"model_check\":{", f);
+	for (v = 0; v < FT_NLOOP; v++) {
+		fprintf(f, "%s\"%s\":", v ? "," : "", v == FT_LOOP_OPEN ?
+			"open_loop" : "closed_loop");
+		fit_json(f, &d->fit[v]);
+	}
+	fprintf(f, ",\"used\":\"%s\"}", used_str(d->used));
+	fprintf(f, ",\"settled\":{\"known\":%s,\"settled\":%s,\"runs\":%d,"
+		"\"t\":%.3f,\"inseparable\":[", d->nruns > 1 ? "true" : "false",
+		d->settled ? "true" : "false", d->nruns,
+		d->nruns > 1 ? ft_t95(d->nruns - 1) : 0.0);
+	for (i = d->first; i <= d->rec && i < d->nsizes; i++)
+		fprintf(f, "%s%u", i == d->first ? "" : ",", d->sizes[i]);
+	fputs("]}", f);
 	if (adv->pick.idx >= 0 && adv->nholds)
 		fprintf(f, ",\"recommended\":%u,\"keep\":%s,\"target_met\":%s}",
 			adv->rows[adv->pick.idx].size,
@@ -239,7 +397,8 @@ int ft_advice_of(const struct ft_analysis *a, int threads, double target_pct,
 	int ret = -1;
 
 	memset(adv, 0, sizeof(*adv));
-	if (m && !ft_sample_add_runs(a, m))
+	/* one run, or a run per window of a sample, each with what it measured */
+	if (m && !ft_sample_add_runs(a, m, ao.current))
 		ret = ft_advise(m, &ao, adv);
 	if (ret)
 		ft_advice_free(adv);

@@ -251,6 +251,7 @@ struct task_state {
 	uint32_t hash, bucket, nbuckets;
 	uint32_t op;
 	uint64_t wait_ns;
+	int collided;		/* its acquisition waited behind another key */
 };
 
 struct bucket_state {
@@ -524,6 +525,7 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 		t->bucket = ev->bucket;
 		t->nbuckets = ev->nbuckets;
 		t->op = op;
+		t->collided = ev->contended && cls == 1;
 		break;
 	case FT_EV_RELEASE:
 		stats_release(a, &a->hop[op], ev->hold_ns);
@@ -544,6 +546,7 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 			h.hash = ev->hash;
 			h.op = t->op;
 			h.pid = ev->pid;
+			h.collided = t->collided;
 			push_hold(a, &h);
 		}
 		t->state = SEQ_NONE;

@@ -113,6 +113,7 @@ struct ft_hold {
 	uint32_t hash;
 	uint32_t op;		/* enum ft_hop */
 	int pid;		/* the task: one stream of faults */
+	int collided;		/* it waited behind another key (a collision) */
 };
 
 struct ft_whatif_row {
@@ -240,8 +241,12 @@ void ft_analysis_free(struct ft_analysis *a);
 struct ft_model;
 int ft_sample_push(struct ft_analysis *a, const struct ft_hold *h);
 int ft_sample_used(const struct ft_analysis *a);
-/* the kept holds into the model: one run, or a run per kept window */
-int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m);
+/*
+ * The kept holds into the model: one run, or a run per kept window; each
+ * with what it measured at size, the table size it ran at (0: unknown)
+ */
+int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m,
+		       uint32_t size);
 /* text: a line when sampled; json: a "sample" member, leading comma */
 void ft_sample_print(FILE *f, const struct ft_analysis *a, int json);
 /* "FILE: the model takes a sample ..." on stderr, when sampled */
@@ -322,7 +327,12 @@ void ft_json_str(FILE *f, const char *s);
  * child marks with ft_isolate_phase() when it is inside libtracecmd, so a
  * crash there is blamed on the file and a crash elsewhere on faulttune.
  */
-enum { FT_PHASE_OURS, FT_PHASE_LIB };
+/*
+ * FT_PHASE_READ_DONE: the file is read, what follows is computation
+ * whose time is the caller's to spend (tune --from's model at
+ * --threads 4096): the time limit no longer applies.
+ */
+enum { FT_PHASE_OURS, FT_PHASE_LIB, FT_PHASE_READ_DONE };
 int ft_isolate(int (*fn)(void *), void *arg, const char *what,
 	       double timeout_s);
 void ft_isolate_phase(int phase);

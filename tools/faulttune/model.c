@@ -40,7 +40,8 @@
 #include "model.h"
 
 struct stream_hold {
-	uint64_t req0;		/* contention-free request time, ns */
+	uint64_t req;		/* recorded request time, ns (open loop) */
+	uint64_t req0;		/* contention-free request time (closed loop) */
 	uint64_t svc;		/* hold time, acquire to release */
 	uint32_t key;		/* dense key id within the run */
 };
@@ -52,6 +53,16 @@ struct run {
 	int nstreams;
 	int inflight;		/* most holds in flight at once: concurrency */
 	uint32_t nkeys;
+	/*
+	 * A waiter runs some time after the release it waited for (a
+	 * wake-up, a schedule): the mean of that gap over the run's
+	 * handovers, which the simulation adds to every simulated one.
+	 */
+	uint64_t handover;
+	/* what the run measured itself, at the size it ran at (0: unknown) */
+	uint32_t rec_size;
+	double rec_coll_wait;	/* ns */
+	double rec_fault;	/* ns, request to release, all holds */
 };
 
 struct ft_model {
@@ -78,6 +89,92 @@ void ft_model_free(struct ft_model *m)
 	}
 	free(m->runs);
 	free(m);
+}
+
+static const struct ft_hold *acq_order;	/* qsort's context */
+
+static int cmp_acq(const void *x, const void *y)
+{
+	const struct ft_hold *a = &acq_order[*(const uint32_t *)x];
+	const struct ft_hold *b = &acq_order[*(const uint32_t *)y];
+
+	if (a->acq_ts != b->acq_ts)
+		return a->acq_ts < b->acq_ts ? -1 : 1;
+	return (*(const uint32_t *)x > *(const uint32_t *)y) -
+	       (*(const uint32_t *)x < *(const uint32_t *)y);
+}
+
+/*
+ * The mean gap from a release to the acquire of the hold that was
+ * waiting for it, on the buckets of the size the run ran at: what a
+ * handover costs on this machine beyond the holder's own time.  Holds
+ * in acquire order; a hold waited for its bucket's last holder when it
+ * asked before that one released.
+ */
+static uint64_t handover_of(const struct ft_hold *h, size_t n, uint32_t size)
+{
+	uint64_t *last = calloc(size, sizeof(*last));
+	uint32_t *ord = malloc((n ? n : 1) * sizeof(*ord));
+	double sum = 0;
+	size_t i, cnt = 0;
+
+	if (last && ord && n <= UINT32_MAX) {
+		for (i = 0; i < n; i++)
+			ord[i] = (uint32_t)i;
+		acq_order = h;
+		qsort(ord, n, sizeof(*ord), cmp_acq);
+		for (i = 0; i < n; i++) {
+			const struct ft_hold *x = &h[ord[i]];
+			uint32_t b = x->hash & (size - 1);
+
+			if (last[b] && x->req_ts < last[b] && x->acq_ts >= last[b]) {
+				sum += (double)(x->acq_ts - last[b]);
+				cnt++;
+			}
+			if (x->rel_ts > last[b])
+				last[b] = x->rel_ts;
+		}
+	}
+	free(last);
+	free(ord);
+	return cnt ? (uint64_t)(sum / cnt) : 0;
+}
+
+void ft_model_run_measured(struct ft_model *m, const struct ft_hold *h,
+			   size_t n, uint32_t size, double coll_wait_ns)
+{
+	struct run *r;
+
+	if (!m->nruns || !size || !ft_is_pow2(size) || size > FT_MODEL_MAX_SIZE)
+		return;
+	r = &m->runs[m->nruns - 1];
+	r->rec_size = size;
+	r->rec_coll_wait = coll_wait_ns;
+	r->handover = h ? handover_of(h, n, size) : 0;
+}
+
+uint64_t ft_model_handover(const struct ft_model *m)
+{
+	double s = 0;
+	int i, k = 0;
+
+	for (i = 0; i < m->nruns; i++)
+		if (m->runs[i].rec_size) {
+			s += (double)m->runs[i].handover;
+			k++;
+		}
+	return k ? (uint64_t)(s / k) : 0;
+}
+
+int ft_model_run_recorded(const struct ft_model *m, int i, uint32_t *size,
+			  double *coll_wait_ns, double *fault_ns)
+{
+	const struct run *r = &m->runs[i];
+
+	*size = r->rec_size;
+	*coll_wait_ns = r->rec_coll_wait;
+	*fault_ns = r->rec_fault;
+	return r->rec_size != 0 && r->rec_fault > 0;
 }
 
 size_t ft_model_nholds(const struct ft_model *m)
@@ -295,11 +392,19 @@ out:
 	return ret;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+struct edge {
+	uint64_t t;
+	int start;		/* 1: a request, 0: a release */
+};
 
-	return (a > b) - (a < b);
+/* by time; at equal times ends first */
+static int cmp_edge(const void *x, const void *y)
+{
+	const struct edge *a = x, *b = y;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->start - b->start;
 }
 
 /*
@@ -311,21 +416,22 @@ static int cmp_u64(const void *x, const void *y)
  */
 static int max_inflight(const struct ft_hold *h, size_t n)
 {
-	uint64_t *ev = malloc((2 * n + 1) * sizeof(*ev));
+	struct edge *ev = malloc((2 * n + 1) * sizeof(*ev));
 	int cur = 0, best = n ? 1 : 0;
 	size_t i;
 
 	if (!ev)
 		return best;
+	/* (time, kind) pairs: a shifted time would wrap from 2^63 ns on */
 	for (i = 0; i < n; i++) {
 		uint64_t rel = h[i].rel_ts > h[i].req_ts ? h[i].rel_ts : h[i].req_ts;
 
-		ev[2 * i] = h[i].req_ts << 1 | 1;	/* start */
-		ev[2 * i + 1] = rel << 1;		/* end */
+		ev[2 * i] = (struct edge){ h[i].req_ts, 1 };
+		ev[2 * i + 1] = (struct edge){ rel, 0 };
 	}
-	qsort(ev, 2 * n, sizeof(*ev), cmp_u64);
+	qsort(ev, 2 * n, sizeof(*ev), cmp_edge);
 	for (i = 0; i < 2 * n; i++) {
-		cur += (ev[i] & 1) ? 1 : -1;
+		cur += ev[i].start ? 1 : -1;
 		if (cur > best)
 			best = cur;
 	}
@@ -377,7 +483,9 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 			waited = 0;
 		}
 		/* the recorded waits of this task so far come off its time line */
+		r.h[i].req = x->req_ts;
 		r.h[i].req0 = x->req_ts - (waited < x->req_ts ? waited : 0);
+		r.rec_fault += (double)(rel - x->req_ts);
 		r.h[i].svc = rel - acq;
 		r.h[i].key = t[i].key;
 		waited += acq - x->req_ts;
@@ -490,16 +598,32 @@ static int copies(const struct run *r, int threads)
 	return k < 1 ? 1 : k;
 }
 
+/* the streams one simulation of the run runs: SIZE_MAX past any sane count */
+static size_t sim_streams(const struct run *r, int threads)
+{
+	size_t ns = (size_t)copies(r, threads) * (size_t)r->nstreams;
+
+	return ns > FT_MODEL_MAX_STREAMS ? SIZE_MAX : ns;
+}
+
 /*
  * One draw through one run: the streams are the recorded lanes, or with
  * threads = T, copies() copies of all of them, each copy with keys of
  * its own: the same workload started again on another file, as
  * parallel_fault starts one thread per CPU.
+ *
+ * Closed loop: a task asks for its next page when its previous fault
+ * is done, so a simulated wait delays all its later requests.  Open
+ * loop: the requests come at their recorded times whatever the table
+ * does, as when the waits of the recording were not the task's own
+ * doing (the recorded time line already has them in; the model takes
+ * nothing out and adds nothing on).
  */
-static void simulate(const struct run *r, int threads, uint32_t size,
-		     uint64_t draw, struct sim *sm, struct sim_out *out)
+static void simulate(const struct run *r, int threads, int open_loop,
+		     uint32_t size, uint64_t draw, struct sim *sm,
+		     struct sim_out *out)
 {
-	int nstreams = copies(r, threads) * r->nstreams, j;
+	uint32_t nstreams = (uint32_t)sim_streams(r, threads), j;
 	uint32_t mask = size - 1;
 	uint64_t first = UINT64_MAX, last = 0;
 
@@ -514,7 +638,8 @@ static void simulate(const struct run *r, int threads, uint32_t size,
 		sm->pos[j] = r->first[src];
 		sm->delay[j] = 0;
 		if (sm->pos[j] < r->first[src + 1])
-			heap_push(&sm->hp, r->h[sm->pos[j]].req0, j);
+			heap_push(&sm->hp, open_loop ? r->h[sm->pos[j]].req :
+				  r->h[sm->pos[j]].req0, j);
 	}
 	while (sm->hp.n) {
 		const struct stream_hold *x;
@@ -529,7 +654,7 @@ static void simulate(const struct run *r, int threads, uint32_t size,
 		x = &r->h[sm->pos[j2]];
 		key = (uint64_t)copy * r->nkeys + x->key;
 		b = (uint32_t)mix64(draw ^ (key * 0xd1b54a32d192ed03ULL)) & mask;
-		start = sm->free_at[b] > t ? sm->free_at[b] : t;
+		start = sm->free_at[b] > t ? sm->free_at[b] + r->handover : t;
 		wait = start - t;
 		if (wait) {
 			if (sm->last_key[b] == key + 1) {
@@ -545,9 +670,12 @@ static void simulate(const struct run *r, int threads, uint32_t size,
 			last = start + x->svc;
 		sm->last_key[b] = key + 1;
 		sm->delay[j2] += wait;
-		if (++sm->pos[j2] < r->first[src + 1])
-			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
-				  j2);
+		if (++sm->pos[j2] < r->first[src + 1]) {
+			const struct stream_hold *nx = &r->h[sm->pos[j2]];
+
+			heap_push(&sm->hp, open_loop ? nx->req :
+				  nx->req0 + sm->delay[j2], j2);
+		}
 	}
 	if (last > first)
 		out->span += last - first;
@@ -574,12 +702,35 @@ static int auto_draws(const struct ft_model *m, int threads)
 	return d < 4 ? 4 : d > 256 ? 256 : d;
 }
 
-int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
-		     uint32_t size, struct ft_model_row *row)
+static void pct_moments(double coll, double fault, double *sum, double *sum2)
+{
+	double p;
+
+	if (fault <= 0)
+		return;
+	p = 100.0 * coll / fault;
+	*sum += p;
+	*sum2 += p * p;
+}
+
+static double sd_of(double sum, double sum2, int n)
+{
+	double var;
+
+	if (n < 2)
+		return 0;
+	var = (sum2 - sum * sum / n) / (n - 1);
+	return var > 0 ? sqrt(var) : 0;
+}
+
+int ft_model_predict_runs(const struct ft_model *m,
+			  const struct ft_model_opts *o, uint32_t size,
+			  struct ft_model_row *row, struct ft_run_pred *runs)
 {
 	struct sim sm = { 0 };
-	double sum = 0, sum2 = 0;
-	int draws, d, i, maxs = 0, ret = -1;
+	double sum = 0, sum2 = 0, *rs = NULL, *rs2 = NULL;
+	int draws, d, i, ret = -1;
+	size_t maxs = 0;
 
 	memset(row, 0, sizeof(*row));
 	row->size = size;
@@ -587,12 +738,23 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 	    o->threads < 0 || o->only_run < 0 || o->only_run > m->nruns)
 		return -1;
 	draws = o->draws > 0 ? o->draws : auto_draws(m, o->threads);
+	if (!o->draws && o->max_draws > 0 && draws > o->max_draws)
+		draws = o->max_draws;
 	row->draws = draws;
 	for (i = 0; i < m->nruns; i++) {
-		int ns = copies(&m->runs[i], o->threads) * m->runs[i].nstreams;
+		size_t ns = sim_streams(&m->runs[i], o->threads);
 
+		if (ns == SIZE_MAX)
+			return -1;	/* more streams than any machine runs */
 		if (ns > maxs)
 			maxs = ns;
+	}
+	if (runs) {
+		memset(runs, 0, m->nruns * sizeof(*runs));
+		rs = calloc(m->nruns + 1, sizeof(*rs));
+		rs2 = calloc(m->nruns + 1, sizeof(*rs2));
+		if (!rs || !rs2)
+			goto out;
 	}
 	sm.free_at = malloc((size_t)size * sizeof(*sm.free_at));
 	sm.last_key = malloc((size_t)size * sizeof(*sm.last_key));
@@ -607,21 +769,31 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 		struct sim_out so = { 0 };
 		uint64_t draw = mix64(o->seed + (uint64_t)d * 0x9e3779b97f4a7c15ULL);
 
-		for (i = 0; i < m->nruns; i++)
-			if (!o->only_run || o->only_run == i + 1)
-				simulate(&m->runs[i], o->threads, size, draw, &sm,
-					 &so);
+		for (i = 0; i < m->nruns; i++) {
+			struct sim_out one = { 0 };
+
+			if (o->only_run && o->only_run != i + 1)
+				continue;
+			simulate(&m->runs[i], o->threads, o->open_loop, size,
+				 draw, &sm, &one);
+			so.coll += one.coll;
+			so.coll_wait += one.coll_wait;
+			so.share_wait += one.share_wait;
+			so.fault += one.fault;
+			so.span += one.span;
+			if (runs) {
+				runs[i].coll_wait += one.coll_wait;
+				runs[i].fault += one.fault;
+				pct_moments(one.coll_wait, one.fault, &rs[i],
+					    &rs2[i]);
+			}
+		}
 		row->collisions += so.coll;
 		row->coll_wait_ns += so.coll_wait;
 		row->share_wait_ns += so.share_wait;
 		row->fault_ns += so.fault;
 		row->span_ns += so.span;
-		if (so.fault > 0) {
-			double p = 100.0 * so.coll_wait / so.fault;
-
-			sum += p;
-			sum2 += p * p;
-		}
+		pct_moments(so.coll_wait, so.fault, &sum, &sum2);
 	}
 	row->collisions /= draws;
 	row->coll_wait_ns /= draws;
@@ -632,13 +804,24 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 		row->coll_pct = 100.0 * row->coll_wait_ns / row->fault_ns;
 		row->share_pct = 100.0 * row->share_wait_ns / row->fault_ns;
 	}
-	if (draws > 1) {
-		double var = (sum2 - sum * sum / draws) / (draws - 1);
+	row->coll_pct_sd = sd_of(sum, sum2, draws);
+	for (i = 0; runs && i < m->nruns; i++) {
+		runs[i].coll_wait /= draws;
+		runs[i].fault /= draws;
+		runs[i].draw_sd = sd_of(rs[i], rs2[i], draws);
+	}
+	/* each run on its own: how much the answer moves between runs */
+	if (runs && m->nruns > 1 && !o->only_run) {
+		double s = 0, s2 = 0;
 
-		row->coll_pct_sd = var > 0 ? sqrt(var) : 0;
+		for (i = 0; i < m->nruns; i++)
+			pct_moments(runs[i].coll_wait, runs[i].fault, &s, &s2);
+		row->coll_pct_se = sd_of(s, s2, m->nruns) / sqrt(m->nruns);
 	}
 	ret = 0;
 out:
+	free(rs);
+	free(rs2);
 	free(sm.free_at);
 	free(sm.last_key);
 	free(sm.pos);
@@ -648,68 +831,30 @@ out:
 	return ret;
 }
 
+int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
+		     uint32_t size, struct ft_model_row *row)
+{
+	return ft_model_predict_runs(m, o, size, row, NULL);
+}
+
 /*
  * The prediction's standard error over the runs: each run predicted on
  * its own; their spread is how much the overlap structure, and so the
- * answer, moves from one run of the workload to the next.
+ * answer, moves from one run of the workload to the next.  The draws
+ * are common to all runs, so a run's share of one pass over all of them
+ * is its prediction on its own.
  */
 int ft_model_predict_se(const struct ft_model *m, const struct ft_model_opts *o,
 			uint32_t size, struct ft_model_row *row)
 {
-	struct ft_model_opts one = *o;
-	struct ft_model_row r;
-	double s = 0, s2 = 0, var;
-	int i, n = m->nruns;
+	struct ft_run_pred *runs = calloc(m->nruns + 1, sizeof(*runs));
+	int ret;
 
-	if (ft_model_predict(m, o, size, row))
+	if (!runs)
 		return -1;
-	if (n < 2)
-		return 0;
-	for (i = 0; i < n; i++) {
-		one.only_run = i + 1;
-		if (ft_model_predict(m, &one, size, &r))
-			return -1;
-		s += r.coll_pct;
-		s2 += r.coll_pct * r.coll_pct;
-	}
-	var = (s2 - s * s / n) / (n - 1);
-	row->coll_pct_se = var > 0 ? sqrt(var / n) : 0;
-	return 0;
-}
-
-/* ---- the rule ---- */
-
-static int meets(const struct ft_model_row *r, double target_pct)
-{
-	return r->coll_pct - r->coll_pct_se <= target_pct;
-}
-
-void ft_model_pick(const struct ft_model_row *rows, int n, uint32_t current,
-		   double target_pct, struct ft_pick *p)
-{
-	int i;
-
-	p->idx = -1;
-	p->keep = 0;
-	p->met = 0;
-	if (n <= 0)
-		return;
-	for (i = 0; i < n; i++)
-		if (rows[i].size == current && meets(&rows[i], target_pct)) {
-			p->idx = i;
-			p->keep = 1;
-			p->met = 1;
-			return;
-		}
-	for (i = 0; i < n; i++)
-		if (meets(&rows[i], target_pct)) {
-			p->idx = i;
-			p->met = 1;
-			return;
-		}
-	/* nothing within the candidates meets it: the largest comes closest */
-	p->idx = n - 1;
-	p->keep = rows[n - 1].size == current;
+	ret = ft_model_predict_runs(m, o, size, row, runs);
+	free(runs);
+	return ret;
 }
 
 /* ---- confidence interval ---- */

@@ -15,6 +15,8 @@
 #define FT_MODEL_MAX_SIZE	(1u << 20)
 /* default --target: predicted collision wait, percent of fault time */
 #define FT_TARGET_PCT	1.0
+/* most fault streams one simulation runs (--threads times the lanes) */
+#define FT_MODEL_MAX_STREAMS	(1u << 24)
 
 struct ft_model;
 
@@ -22,6 +24,20 @@ struct ft_model *ft_model_new(void);
 void ft_model_free(struct ft_model *m);
 /* one recorded run (its own time axis); the holds are copied */
 int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n);
+/*
+ * What the last added run measured itself: its table size and the
+ * collision wait its events recorded (analysis.c's split), so that the
+ * model can be checked against it; and from its holds (h, n: those
+ * given to ft_model_add_run, or NULL) the mean handover gap on that
+ * size's buckets, which the simulation adds to each handover.
+ */
+void ft_model_run_measured(struct ft_model *m, const struct ft_hold *h,
+			   size_t n, uint32_t size, double coll_wait_ns);
+/* the mean handover gap over the measured runs, ns */
+uint64_t ft_model_handover(const struct ft_model *m);
+/* run i's measurement; 0 when it has none */
+int ft_model_run_recorded(const struct ft_model *m, int i, uint32_t *size,
+			  double *coll_wait_ns, double *fault_ns);
 size_t ft_model_nholds(const struct ft_model *m);
 int ft_model_nruns(const struct ft_model *m);
 /* most fault streams (tasks packed into lanes) seen in one run */
@@ -33,8 +49,17 @@ struct ft_model_opts {
 	int threads;		/* 0: as recorded; T: each run copied T over its
 				   concurrency times, keys of their own */
 	int draws;		/* hash draws; 0: chosen from the input size */
+	int max_draws;		/* with draws 0: at most this many (0: 256) */
 	uint64_t seed;		/* of the draws; FT_MODEL_SEED */
 	int only_run;		/* 0: all runs; k: the k-th run alone */
+	int open_loop;		/* requests at their recorded times (model.c) */
+};
+
+/* one run's share of a prediction: expected over the draws */
+struct ft_run_pred {
+	double coll_wait;	/* ns */
+	double fault;		/* ns */
+	double draw_sd;		/* sd of its collision share over the draws, % */
 };
 
 struct ft_model_row {
@@ -56,22 +81,72 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 /* the same, and coll_pct_se from each run predicted on its own */
 int ft_model_predict_se(const struct ft_model *m, const struct ft_model_opts *o,
 			uint32_t size, struct ft_model_row *row);
+/* the same, and each run's share in runs[nruns] (NULL: not wanted) */
+int ft_model_predict_runs(const struct ft_model *m,
+			  const struct ft_model_opts *o, uint32_t size,
+			  struct ft_model_row *row, struct ft_run_pred *runs);
 
 /*
- * The rule: keep the current size when its predicted collision share is
- * within target_pct; otherwise the smallest size (least memory) that is.
- * "Within" allows one standard error over the recorded runs
- * (coll_pct - coll_pct_se <= target): a table is not doubled for a
- * difference the recordings cannot resolve.  rows are in ascending size
- * order; current need not be among them.
+ * decide.c: the rule, on both variants of the model, checked against
+ * what the runs measured, with 95% bounds for how settled it is.
  */
+enum { FT_LOOP_CLOSED, FT_LOOP_OPEN, FT_NLOOP };
+/* a variant fits when |measured - predicted| <= 2 se + this, in % */
+#define FT_FIT_FLOOR_PCT	0.1
+/* one-sided 95% quantile of Student's t with df degrees of freedom */
+double ft_t95(double df);
+
+struct ft_fit {
+	int nruns;		/* runs with a measurement (with multiplicity) */
+	double meas_pct;	/* pooled measured collision share, % */
+	double pred_pct;	/* pooled predicted, same runs and sizes */
+	double diff, diff_se;	/* mean of measured - predicted per run; se */
+	int fits;
+};
+
+struct ft_decision {
+	uint32_t current, max_size;
+	double target_pct;
+	int nruns, nsizes;
+	uint32_t *sizes;			/* ascending */
+	struct ft_model_row *rows[FT_NLOOP];	/* [size] */
+	struct ft_run_pred *runs[FT_NLOOP];	/* [size * nruns + run] */
+	int *meas_k;			/* run: index of its recorded size, -1 */
+	double *meas_cw, *meas_f;	/* run: measured collision wait, fault */
+	struct ft_fit fit[FT_NLOOP];	/* on all the runs */
+	unsigned int used;		/* bit per variant the decision uses */
+	int point;			/* all runs' pick, index into sizes */
+	double *up, *lo;		/* per size: 95% bounds, % of fault time */
+	int rec;			/* the recommendation, index */
+	int first;			/* the first size that may meet the target */
+	int settled;			/* first == rec, from two runs or more */
+};
+
+int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
+	      uint32_t current, double target_pct, uint32_t max_size,
+	      struct ft_decision *d);
+void ft_decision_free(struct ft_decision *d);
+const char *ft_loop_name(int v);
+/* the variant whose prediction judges size index k */
+int ft_decision_variant(const struct ft_decision *d, int k);
+
+/* a size that was measured, against the decision's prediction there */
+struct ft_check {
+	uint32_t size;
+	int known;		/* the size is among the decision's */
+	int variant, runs;
+	double meas_pct, meas_se, pred_pct, pred_se;
+	int fits;
+};
+void ft_decision_check(const struct ft_decision *d, uint32_t size,
+		       double meas_pct, double meas_se, int meas_runs,
+		       struct ft_check *c);
+
 struct ft_pick {
 	int idx;		/* recommended row; -1 when n == 0 */
 	int keep;		/* the current size meets the target */
 	int met;		/* the recommended size meets the target */
 };
-void ft_model_pick(const struct ft_model_row *rows, int n, uint32_t current,
-		   double target_pct, struct ft_pick *p);
 
 /* 95% confidence interval of mean(b) - mean(a), Welch's t; -1 if n < 2 */
 struct ft_ci {
@@ -88,6 +163,7 @@ struct ft_advice_opts {
 	double target_pct;
 	int threads;		/* simulated threads, 0: as recorded */
 	uint32_t max_size;	/* 0: as far as the answer needs */
+	int max_draws;		/* 0: the model's own cap */
 	const char *btf_path;	/* NULL: /sys/kernel/btf/vmlinux */
 };
 
@@ -102,6 +178,10 @@ struct ft_advice {
 	struct ft_model_row *rows;	/* sizes 1, 2, 4 .. */
 	int n;
 	struct ft_pick pick;
+	struct ft_decision dec;		/* rows[i] is dec's size i */
+	int limited;			/* the last row is -m's limit */
+	uint64_t handover_ns;		/* measured, added to each handover */
+	int threads_raised;		/* --threads below the recorded */
 };
 
 uint32_t ft_recorded_size(const struct ft_analysis *a);
@@ -111,6 +191,8 @@ const struct ft_model_row *ft_advice_row(const struct ft_advice *adv,
 					 uint32_t size);
 void ft_advice_table(FILE *f, const struct ft_advice *adv);
 void ft_advice_line(FILE *f, const struct ft_advice *adv);
+/* the model against what the runs measured, and how settled the pick is */
+void ft_advice_check(FILE *f, const struct ft_advice *adv);
 void ft_advice_json(FILE *f, const struct ft_advice *adv);
 void ft_advice_free(struct ft_advice *adv);
 /* report's advice for a recording: before ft_whatif(); -1: out of memory */

@@ -339,6 +339,8 @@ static pid_t run_child(struct ft_inst *fi, char **cmd)
 		signal(SIGPIPE, SIG_DFL);
 		if (marker)
 			setenv("FAULTTUNE_MARKER", marker, 1);
+		/* none of our trace_pipe_raw files: they would keep the instance busy */
+		close_range(3, ~0u, 0);
 		execvp(cmd[0], cmd);
 		ft_err("cannot run %s: %s", cmd[0], strerror(errno));
 		_exit(127);

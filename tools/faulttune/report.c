@@ -784,6 +784,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 				w[i].size == cur ? "  <- recorded" : "");
 		text_chart(f, w, nw, cur);
 		fputc('\n', f);
+		ft_advice_check(f, &adv);
 		ft_advice_line(f, &adv);
 	}
 

@@ -3,15 +3,21 @@
  * faulttune tune: the table size that keeps the workload's collision wait
  * within a target share of its fault time.
  *
- * The model decides (model.c): a few traced runs of the workload (the
- * built-in threads workload, or the user's COMMAND) at the current size
- * give the overlap structure of its faults, and the model gives the
- * expected collision wait at every size.  Measurement confirms: the
- * current and the recommended size are then run interleaved, in an order
- * drawn from the printed seed, and the difference in wall time is
- * reported with a 95% confidence interval.  Throughput medians do not
- * decide: between neighbouring sizes their differences are below the
- * noise, and picking by them was a coin toss.
+ * The model decides (model.c, decide.c): traced runs of the workload
+ * (the built-in threads workload, or the user's COMMAND) at the current
+ * size give the overlap structure of its faults, and the model gives the
+ * expected collision wait at every size, in the variant that fits what
+ * the runs measured.  Probing goes on until the pick is settled (no
+ * smaller size may still meet the target, with 95% confidence over the
+ * runs) or the budget of runs or seconds is spent; then tune says which
+ * sizes the runs could not separate and recommends the safe one.
+ * Measurement confirms: the current and the recommended size are then
+ * run interleaved, in an order drawn from the printed seed; the
+ * difference in wall time is reported with a 95% confidence interval,
+ * and the collision wait measured at each size is checked against the
+ * prediction.  Throughput medians do not decide: between neighbouring
+ * sizes their differences are below the noise, and picking by them was
+ * a coin toss.
  *
  * --from FILE...: the same advice from recordings alone (faulttune record
  * or trace-cmd record -e hugetlb), changing nothing.
@@ -46,6 +52,7 @@
 struct size_result {
 	uint32_t size;
 	double *wall;		/* seconds, per run */
+	double *cw, *fns;	/* per run: collision wait, fault time, ns */
 	int runs, cap;
 	uint64_t acq, contended, collisions, sharing, lost;
 	double coll_wait, fault_ns;	/* ns, from the events */
@@ -63,6 +70,10 @@ struct tune_ctx {
 	/* options */
 	uint32_t max_size;
 	int reps, warmup, probes;
+	int budget_runs;	/* most probe runs */
+	double budget_s;	/* most seconds of probing */
+	double timeout;		/* --from: the reader's limit, -1: default */
+	int force;		/* --from: use recordings with damaged records */
 	double target;
 	unsigned int seed;	/* as given or drawn: what is printed */
 	unsigned int rng;	/* the state drawn from it */
@@ -83,6 +94,9 @@ struct tune_ctx {
 	uint32_t *order;	/* sizes of the measured runs, in run order */
 	int norder;
 	int runs;		/* workload runs, warm-up included */
+	int nprobes;		/* probe runs made */
+	double probe_s;		/* seconds they took */
+	const char *stopped;	/* why probing stopped */
 	double wall_s;		/* the whole tune, seconds */
 };
 
@@ -186,12 +200,15 @@ static void tune_usage(FILE *f)
 "       faulttune tune --from FILE... [-t T] [-T PCT] [-c N] [-j]\n"
 "  -T, --target PCT    largest predicted collision wait accepted, in percent\n"
 "                      of fault time (default %g)\n"
-"  -m, --max-size N    largest size considered (default: twice the\n"
-"                      recommendation, at most 65536)\n"
+"  -m, --max-size N    largest size considered (default: four times the first\n"
+"                      size that meets the target, at most 65536)\n"
 "  -r, --reps N        measured runs per size (default 5)\n"
 "  -W, --warmup N      warm-up runs, discarded (default 1)\n"
 "  -P, --probes N      traced runs at the current size that the model\n"
-"                      learns from (default 3; they count as measured runs)\n"
+"                      learns from, at least (default 3; they count as\n"
+"                      measured runs); more follow until the pick is settled\n"
+"  -B, --budget N      most probe runs (default 20)\n"
+"      --budget-time S most seconds of probing (default 30)\n"
 "  -t, --threads N     built-in workload: its threads (default: online CPUs);\n"
 "                      COMMAND, --from: predict for N faulting threads\n"
 "  -s, --size SIZE     mapping size of the built-in workload (default 64M)\n"
@@ -205,6 +222,10 @@ static void tune_usage(FILE *f)
 "                      (gnuplot; .png, else SVG)\n"
 "      --from FILE...  advice from recordings (faulttune record, trace-cmd\n"
 "                      record -e hugetlb); changes nothing, needs no root\n"
+"      --force         --from: use recordings even when damaged records had\n"
+"                      to be skipped, as report --force\n"
+"      --timeout SEC   --from: give up on a file the reader has not finished\n"
+"                      in SEC seconds (default: 60 + 1 per MiB; 0: never)\n"
 "  -c, --current N     --from: the size to compare with (default: recorded)\n"
 "      --knob FILE     knob path (default " KNOB ")\n"
 "  -h, --help\n"
@@ -237,6 +258,10 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		{ "from", no_argument, NULL, 1 },
 		{ "knob", required_argument, NULL, 2 },
 		{ "plot", required_argument, NULL, 4 },
+		{ "budget", required_argument, NULL, 'B' },
+		{ "budget-time", required_argument, NULL, 5 },
+		{ "force", no_argument, NULL, 6 },
+		{ "timeout", required_argument, NULL, 7 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -248,6 +273,9 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 	c->reps = 5;
 	c->warmup = 1;
 	c->probes = 3;
+	c->budget_runs = 20;
+	c->budget_s = 30;
+	c->timeout = -1;
 	c->target = FT_TARGET_PCT;
 	c->seed = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16);
 	c->threads = ncpu > 0 ? (int)ncpu : 1;
@@ -266,7 +294,7 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		c->cmd = argv + dd + 1;
 	optind = 0;
 	opterr = 0;
-	while ((o = getopt_long(dd, argv, "T:m:r:W:P:t:s:p:S:c:Fajh", lo,
+	while ((o = getopt_long(dd, argv, "T:m:r:W:P:B:t:s:p:S:c:Fajh", lo,
 				NULL)) != -1) {
 		switch (o) {
 		case 'T':
@@ -298,6 +326,24 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 			if (parse_num("--probes", optarg, 1, 1000, &v))
 				return -1;
 			c->probes = (int)v;
+			break;
+		case 'B':
+			if (parse_num("--budget", optarg, 1, 1000, &v))
+				return -1;
+			c->budget_runs = (int)v;
+			break;
+		case 5:
+			if (ft_opt_double("tune", "--budget-time", optarg, 0, 1e6,
+					  &c->budget_s))
+				return -1;
+			break;
+		case 6:
+			c->force = 1;
+			break;
+		case 7:
+			if (ft_opt_double("tune", "--timeout", optarg, 0, 1e6,
+					  &c->timeout))
+				return -1;
 			break;
 		case 't':
 			if (parse_num("--threads", optarg, 1, 65536, &v))
@@ -391,8 +437,17 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		ft_err("tune: --current is for --from; live, the knob says it");
 		return -1;
 	}
-	if (c->probes > c->reps)
-		c->probes = c->reps;
+	if (c->force || c->timeout >= 0) {
+		ft_err("tune: --force and --timeout are for --from (the reading "
+		       "of recordings)");
+		return -1;
+	}
+	if (c->budget_runs < c->probes) {
+		ft_err("tune: --budget %d is below --probes %d: the budget is the "
+		       "most probe runs, the probes the fewest", c->budget_runs,
+		       c->probes);
+		return -1;
+	}
 	c->bench.threads[0] = c->threads;
 	c->bench.nthreads = 1;
 	if (!c->cmd && c->bench.size < c->bench.page_size) {
@@ -410,6 +465,35 @@ static int model_threads(const struct tune_ctx *c)
 
 /* ---- --from: advice from recordings ---- */
 
+/*
+ * What report refuses, tune --from refuses: a recording whose reader had
+ * to skip damaged records gives advice from part of it only, unless the
+ * user says --force, as with report.
+ */
+static int recording_usable(const char *file, struct ft_analysis *a,
+			    int force)
+{
+	struct ft_cpu_skips sk;
+
+	if (a->nomem) {
+		ft_err("%s: out of memory while analysing it: no advice rather "
+		       "than advice from part of it", file);
+		return 0;
+	}
+	if (ft_analysis_skipped(a, &sk) && !force) {
+		ft_err("%s: damaged records not used: bad page headers %llu, bad "
+		       "event headers %llu (%llu bytes), short records %llu, "
+		       "implausible times %llu; --force advises without them",
+		       file, (unsigned long long)sk.bad_pages,
+		       (unsigned long long)sk.bad_headers,
+		       (unsigned long long)sk.skipped_bytes,
+		       (unsigned long long)sk.short_records,
+		       (unsigned long long)sk.implausible);
+		return 0;
+	}
+	return 1;
+}
+
 static int from_child(void *arg)
 {
 	struct tune_ctx *c = arg;
@@ -426,7 +510,8 @@ static int from_child(void *arg)
 		uint32_t rs;
 
 		ft_analysis_init(&a);
-		if (ft_read_tracedat(c->from[i], &a)) {
+		if (ft_read_tracedat(c->from[i], &a) ||
+		    !recording_usable(c->from[i], &a, c->force)) {
 			ft_analysis_free(&a);
 			goto out;
 		}
@@ -446,13 +531,16 @@ static int from_child(void *arg)
 		share += a.hall.share_wait;
 		fault += a.sample.fault_ns;	/* every hold, sampled or not */
 		ft_sample_note(&a, c->from[i]);
-		if (ft_sample_add_runs(&a, c->model)) {
+		/* each run with what it measured at the size it ran at */
+		if (ft_sample_add_runs(&a, c->model, rs)) {
 			ft_err("%s: out of memory", c->from[i]);
 			ft_analysis_free(&a);
 			goto out;
 		}
 		ft_analysis_free(&a);
 	}
+	/* the files are read: what remains is the model's time, not a hang */
+	ft_isolate_phase(FT_PHASE_READ_DONE);
 	if (c->saved)
 		ao.current = c->saved;
 	ao.threads = model_threads(c);
@@ -560,6 +648,12 @@ static int run_command(struct tune_ctx *c, struct ft_capture *cap,
 		signal(SIGPIPE, SIG_DFL);
 		if (marker)
 			setenv("FAULTTUNE_MARKER", marker, 1);
+		/*
+		 * The instance's trace_pipe_raw files are open here: a process
+		 * of the command that outlives it would keep the instance busy
+		 * and its removal would fail.  The command gets none of ours.
+		 */
+		close_range(3, ~0u, 0);
 		execvp(c->cmd[0], c->cmd);
 		ft_err("tune: cannot run %s: %s", c->cmd[0], strerror(errno));
 		_exit(127);
@@ -667,8 +761,18 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		if (!w)
 			return -1;
 		sr->wall = w;
+		w = realloc(sr->cw, cap2 * sizeof(*w));
+		if (!w)
+			return -1;
+		sr->cw = w;
+		w = realloc(sr->fns, cap2 * sizeof(*w));
+		if (!w)
+			return -1;
+		sr->fns = w;
 		sr->cap = cap2;
 	}
+	sr->cw[sr->runs] = 0;
+	sr->fns[sr->runs] = 0;
 	sr->wall[sr->runs++] = wall;
 	ft_analysis_init(&a);
 	if (ft_read_tracedat(c->tmpfile, &a) == 0) {
@@ -679,11 +783,17 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		sr->sharing += a.hall.sharing;
 		sr->coll_wait += a.hall.coll_wait;
 		sr->lost += lost + a.lost_events;
+		sr->cw[sr->runs - 1] = a.hall.coll_wait;
 		for (i = 0; i < a.nholds; i++)
-			sr->fault_ns += a.holds[i].rel_ts - a.holds[i].req_ts;
-		if (model && a.nholds && ft_model_add_run(model, a.holds, a.nholds)) {
-			ft_analysis_free(&a);
-			return -1;
+			sr->fns[sr->runs - 1] += a.holds[i].rel_ts - a.holds[i].req_ts;
+		sr->fault_ns += sr->fns[sr->runs - 1];
+		if (model && a.nholds) {
+			if (ft_model_add_run(model, a.holds, a.nholds)) {
+				ft_analysis_free(&a);
+				return -1;
+			}
+			ft_model_run_measured(model, a.holds, a.nholds, size,
+					      a.hall.coll_wait);
 		}
 	}
 	ft_analysis_free(&a);
@@ -783,8 +893,117 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 
 static void do_plot(struct tune_ctx *c, uint32_t rec);
 
+/* the measured collision share at one size against the model's */
+static void check_size(const struct tune_ctx *c, const struct size_result *r,
+		       struct ft_check *chk)
+{
+	double s = 0, s2 = 0, se = 0;
+	int i, n = 0;
+
+	for (i = 0; i < r->runs; i++) {
+		double p;
+
+		if (r->fns[i] <= 0)
+			continue;
+		p = 100 * r->cw[i] / r->fns[i];
+		s += p;
+		s2 += p * p;
+		n++;
+	}
+	if (n > 1) {
+		double var = (s2 - s * s / n) / (n - 1);
+
+		se = var > 0 ? sqrt(var / n) : 0;
+	}
+	ft_decision_check(&c->adv.dec, r->size, measured_pct(r), se, n, chk);
+}
+
+static const char *stopped_str(const struct tune_ctx *c, char *buf, size_t len)
+{
+	const struct ft_decision *d = &c->adv.dec;
+
+	if (!c->stopped)
+		snprintf(buf, len, "interrupted");
+	else if (!strcmp(c->stopped, "settled"))
+		snprintf(buf, len, "settled on %u after %d probes",
+			 d->sizes[d->rec], d->nruns);
+	else
+		snprintf(buf, len, "not settled when the budget (%s) ran out: "
+			 "see 'not settled' above",
+			 !strcmp(c->stopped, "runs") ? "--budget runs" :
+			 "--budget-time seconds");
+	return buf;
+}
+
+/*
+ * Each measured size against the model: a size where they disagree is
+ * named, with which way, since the pick stands on the model.
+ */
+static void check_text(const struct tune_ctx *c)
+{
+	int i, bad = 0;
+
+	printf("model check at the measured sizes (measured and predicted "
+	       "collision wait, +- se over the runs)\n");
+	printf("%8s %5s %10s %8s %10s %8s  %s\n", "size", "runs", "measured",
+	       "+-se", "predicted", "+-se", "");
+	for (i = 0; i < c->nres; i++) {
+		struct ft_check chk;
+
+		check_size(c, &c->res[i], &chk);
+		if (!chk.known || !chk.runs)
+			continue;
+		printf("%8u %5d %9.2f%% %7.2f%% %9.2f%% %7.2f%%  %s (%s)\n",
+		       chk.size, chk.runs, chk.meas_pct, chk.meas_se, chk.pred_pct,
+		       chk.pred_se, chk.fits ? "fits" : "DOES NOT FIT",
+		       ft_loop_name(chk.variant));
+		if (chk.fits)
+			continue;
+		bad++;
+		if (chk.meas_pct > chk.pred_pct && chk.meas_pct > c->target)
+			printf("  at %u the model predicts less collision wait than "
+			       "was measured, and the measurement misses the "
+			       "target: the recommendation may be too small\n",
+			       chk.size);
+		else if (chk.meas_pct > chk.pred_pct)
+			printf("  at %u the model predicts less than was measured, "
+			       "but the measurement still meets the target\n",
+			       chk.size);
+		else
+			printf("  at %u the model predicts more than was measured: "
+			       "the recommendation may be larger than needed\n",
+			       chk.size);
+	}
+	if (!bad)
+		printf("the model fits every measured size within two standard "
+		       "errors\n");
+}
+
+static void check_json(const struct tune_ctx *c)
+{
+	int i, first = 1;
+
+	printf(",\"model_check_measured\":[");
+	for (i = 0; i < c->nres; i++) {
+		struct ft_check chk;
+
+		check_size(c, &c->res[i], &chk);
+		if (!chk.known || !chk.runs)
+			continue;
+		printf("%s{\"size\":%u,\"runs\":%d,\"measured_pct\":%.4f,"
+		       "\"measured_se_pct\":%.4f,\"predicted_pct\":%.4f,"
+		       "\"predicted_se_pct\":%.4f,\"variant\":\"%s\","
+		       "\"fits\":%s}", first ? "" : ",", chk.size, chk.runs,
+		       chk.meas_pct, chk.meas_se, chk.pred_pct, chk.pred_se,
+		       ft_loop_name(chk.variant), chk.fits ? "true" : "false");
+		first = 0;
+	}
+	putchar(']');
+}
+
 static void report(struct tune_ctx *c)
 {
+	char stop[160];
 	struct confirm cf;
 	uint32_t rec = c->adv.pick.idx >= 0 ?
 		c->adv.rows[c->adv.pick.idx].size : c->saved;
@@ -839,7 +1058,12 @@ static void report(struct tune_ctx *c)
 			       r->fault_ns, measured_pct(r),
 			       (unsigned long long)r->lost);
 		}
-		printf("],\"recommended\":%u,\"keep\":%s,\"confirm\":{",
+		printf("],\"probes\":{\"runs\":%d,\"seconds\":%.3f,"
+		       "\"budget_runs\":%d,\"budget_s\":%g,\"stopped\":\"%s\"}",
+		       c->nprobes, c->probe_s, c->budget_runs, c->budget_s,
+		       c->stopped ? c->stopped : "interrupted");
+		check_json(c);
+		printf(",\"recommended\":%u,\"keep\":%s,\"confirm\":{",
 		       rec, c->adv.pick.keep ? "true" : "false");
 		if (cf.have)
 			printf("\"diff_pct\":%.3f,\"ci_lo_pct\":%.3f,"
@@ -863,9 +1087,12 @@ static void report(struct tune_ctx *c)
 		printf("workload threads, %d threads, %llu MB", c->threads,
 		       (unsigned long long)(c->bench.size >> 20));
 	}
-	printf("\nseed %u, %d runs per size (%d probes) + %d warm-up, %d runs, "
-	       "%.1f s\n", c->seed, c->reps, c->probes, c->warmup, c->runs,
-	       c->wall_s);
+	printf("\nseed %u, %d runs per size, %d probes (at least %d, at most %d "
+	       "or %g s) + %d warm-up, %d runs, %.1f s\n", c->seed, c->reps,
+	       c->nprobes, c->probes, c->budget_runs, c->budget_s, c->warmup,
+	       c->runs, c->wall_s);
+	printf("probing: %d runs at %u in %.1f s; %s\n", c->nprobes, c->saved,
+	       c->probe_s, stopped_str(c, stop, sizeof(stop)));
 	ft_advice_table(stdout, &c->adv);
 	printf("\nmeasured (interleaved in the seed's order)\n");
 	printf("%8s %5s %10s %8s %10s %10s %10s %8s\n", "size", "runs",
@@ -884,6 +1111,8 @@ static void report(struct tune_ctx *c)
 	}
 	printf("coll_wait: measured collision wait, share of fault time; "
 	       "contended, collisions: per run\n\n");
+	check_text(c);
+	putchar('\n');
 	ft_advice_line(stdout, &c->adv);
 	printf("confirmation: %s\n", cf.text);
 	printf("boot parameter: hugetlb_fault_mutexes=%u\n", rec);
@@ -977,7 +1206,7 @@ int cmd_tune(int argc, char **argv)
 	struct ft_advice_opts ao;
 	int ret, i, n, exit_code = 1;
 	uint32_t *sizes = NULL;
-	double t0;
+	double t0, tp;
 	const char *term = getenv("TERM");
 	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
 
@@ -989,10 +1218,15 @@ int cmd_tune(int argc, char **argv)
 		struct stat st;
 		double mb = 0;
 
-		/* the reader's time limit, as report's: 60 s + 1 s per MiB */
+		/*
+		 * The reader's time limit, as report's: 60 s + 1 s per MiB,
+		 * for the reading only (the model may take longer at a large
+		 * --threads, and that is no hang).
+		 */
 		for (i = 0; i < c.nfrom; i++)
 			mb += stat(c.from[i], &st) ? 0 : st.st_size / 1048576.0;
-		return ft_isolate(from_child, &c, c.from[0], 60 + mb);
+		return ft_isolate(from_child, &c, c.from[0], c.timeout >= 0 ?
+				  c.timeout : 60 + mb);
 	}
 	c.rng = c.seed;
 	if (geteuid()) {
@@ -1058,26 +1292,63 @@ int cmd_tune(int argc, char **argv)
 	for (i = 0; i < c.warmup && !ft_stop; i++)
 		if (run_one(&c, c.saved, 0, NULL))
 			goto out;
-	/* the probes: what the model learns the workload's faults from */
-	for (i = 0; i < c.probes && !ft_stop; i++)
+	/*
+	 * The probes: what the model learns the workload's faults from.
+	 * From the --probes-th on, the decision is made again after every
+	 * probe; probing stops when the pick is settled or the budget of
+	 * runs or seconds is spent.
+	 */
+	memset(&ao, 0, sizeof(ao));
+	ao.current = c.saved;
+	ao.target_pct = c.target;
+	ao.threads = model_threads(&c);
+	ao.max_size = c.max_size;
+	/*
+	 * The decision is made again after each probe: 64 draws keep that
+	 * a fraction of a probe's time in a TCG guest; the spread between
+	 * the runs, not between the draws, is what decides how settled the
+	 * pick is.
+	 */
+	ao.max_draws = 64;
+	tp = ft_now();
+	while (!ft_stop) {
 		if (run_one(&c, c.saved, 1, c.model))
 			goto out;
-	if (!ft_stop) {
-		memset(&ao, 0, sizeof(ao));
-		ao.current = c.saved;
-		ao.target_pct = c.target;
-		ao.threads = model_threads(&c);
-		ao.max_size = c.max_size;
+		c.nprobes++;
+		if (ft_stop || c.nprobes < c.probes)
+			continue;
 		if (!ft_model_nholds(c.model)) {
 			ft_err("tune: no completed hugetlb fault mutex holds in %d "
 			       "probe run%s: %s does not fault hugetlb pages?",
-			       c.probes, c.probes > 1 ? "s" : "",
+			       c.nprobes, c.nprobes > 1 ? "s" : "",
 			       c.cmd ? c.cmd[0] : "the workload");
 			goto out;
 		}
+		if (c.have_adv)
+			ft_advice_free(&c.adv);
+		c.have_adv = 0;
 		if (ft_advise(c.model, &ao, &c.adv))
 			goto out;
 		c.have_adv = 1;
+		if (tty && c.fmt == FT_FMT_TEXT)
+			fprintf(stderr, "\r  probe %d: %u, %s   ", c.nprobes,
+				c.adv.dec.sizes[c.adv.dec.rec],
+				c.adv.dec.settled ? "settled" : "not settled");
+		if (c.adv.dec.settled) {
+			c.stopped = "settled";
+			break;
+		}
+		if (c.nprobes >= c.budget_runs) {
+			c.stopped = "runs";
+			break;
+		}
+		if (ft_now() - tp >= c.budget_s) {
+			c.stopped = "seconds";
+			break;
+		}
+	}
+	c.probe_s = ft_now() - tp;
+	if (!ft_stop) {
 		sizes = calloc(c.adv.n + 1, sizeof(*sizes));
 		if (!sizes)
 			goto out;
@@ -1118,8 +1389,11 @@ out:
 	if (c.have_adv)
 		ft_advice_free(&c.adv);
 	ft_model_free(c.model);
-	for (i = 0; c.res && i < c.nres; i++)
+	for (i = 0; c.res && i < c.nres; i++) {
 		free(c.res[i].wall);
+		free(c.res[i].cw);
+		free(c.res[i].fns);
+	}
 	free(c.res);
 	free(c.order);
 	free(sizes);

@@ -247,7 +247,9 @@ static int wait_child(pid_t pid, int *st, double timeout_s)
 			return -1;	/* ECHILD and co: nothing left to wait for */
 		if (w == 0) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - t0.tv_sec +
+			if (ft_phase && *ft_phase == FT_PHASE_READ_DONE)
+				timeout_s = 0;	/* reading done: no limit */
+			else if (now.tv_sec - t0.tv_sec +
 			    (now.tv_nsec - t0.tv_nsec) / 1e9 > timeout_s)
 				return 1;
 			nanosleep(&nap, NULL);

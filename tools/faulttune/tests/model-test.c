@@ -325,61 +325,270 @@ static void test_deterministic(void)
 	CHECK(r1.coll_wait_ns > 0, "4 tasks on 8 buckets collide sometimes");
 }
 
-/* the rule: keep when the current size meets the target, else the smallest */
-static void test_pick(void)
+/*
+ * Open against closed loop, on one mutex.  Task 1 holds 0..10.  Task 2
+ * was recorded without waiting: 2..12, then its next fault 12..22.  On
+ * one mutex, closed loop: task 2 waits 8 (10..20), and its next request
+ * comes 8 later too, at 20, when the mutex is free: 8 in all, fault time
+ * 10 + 18 + 10 = 38.  Open loop: the next request stays at 12 and waits
+ * for 20: 16 in all, fault time 10 + 18 + 18 = 46.
+ */
+static const struct ft_hold loop_run[] = {
+	{ .req_ts = 0, .acq_ts = 0, .rel_ts = 10, .mapping = 0x1000,
+	  .index = 1, .pid = 1 },
+	{ .req_ts = 2, .acq_ts = 2, .rel_ts = 12, .mapping = 0x1000,
+	  .index = 2, .pid = 2 },
+	{ .req_ts = 12, .acq_ts = 12, .rel_ts = 22, .mapping = 0x1000,
+	  .index = 3, .pid = 2 },
+};
+
+static void test_open_loop(void)
 {
-	static const double pct[] = { 40, 20, 10, 5, 2.5, 1.2, 0.6 };
-	struct ft_model_row rows[7];
-	struct ft_pick p;
+	struct ft_model *m = ft_model_new();
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_model_row r;
+
+	CHECK(!ft_model_add_run(m, loop_run, 3), "run");
+	CHECK(!ft_model_predict(m, &o, 1, &r), "closed");
+	NEAR(r.coll_wait_ns, 8, 1e-9);
+	NEAR(r.fault_ns, 38, 1e-9);
+	o.open_loop = 1;
+	CHECK(!ft_model_predict(m, &o, 1, &r), "open");
+	NEAR(r.coll_wait_ns, 16, 1e-9);
+	NEAR(r.fault_ns, 46, 1e-9);
+	ft_model_free(m);
+}
+
+/*
+ * The handover gap: recorded on one mutex, task 2 asked at 2 and got the
+ * mutex at 13, 3 after task 1 released it at 10.  The model adds those 3
+ * to every simulated handover: at one mutex task 2 waits 8 + 3 = 11.
+ */
+static void test_handover(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(2, 2, 2, 13, 23) };
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_row r;
+
+	CHECK(!ft_model_add_run(m, h, 2), "run");
+	ft_model_run_measured(m, h, 2, 1, 11);
+	EQ(ft_model_handover(m), 3);
+	CHECK(!ft_model_predict(m, &o, 1, &r), "predict");
+	NEAR(r.coll_wait_ns, 11, 1e-9);
+	NEAR(r.fault_ns, 10 + 21, 1e-9);
+	ft_model_free(m);
+}
+
+/* a model of `copies` runs of loop_run, each measured `meas` ns at size 1 */
+static struct ft_model *loop_model(int copies, double meas)
+{
+	struct ft_model *m = ft_model_new();
 	int i;
 
-	memset(rows, 0, sizeof(rows));
-	for (i = 0; i < 7; i++) {
-		rows[i].size = 1u << i;
-		rows[i].coll_pct = pct[i];
+	for (i = 0; i < copies; i++) {
+		CHECK(!ft_model_add_run(m, loop_run, 3), "run %d", i);
+		ft_model_run_measured(m, loop_run, 3, 1, meas);
 	}
-	/* 32 has 1.2% > 1%: the smallest within 1% is 64 */
-	ft_model_pick(rows, 7, 32, 1.0, &p);
-	EQ(p.idx, 6);
-	EQ(p.keep, 0);
-	EQ(p.met, 1);
-	/* 32 has 1.2% <= 2%: keep 32 */
-	ft_model_pick(rows, 7, 32, 2.0, &p);
-	EQ(p.idx, 5);
-	EQ(p.keep, 1);
-	/* 5%: 8 would do too, but the current 32 meets it: keep, not shrink */
-	ft_model_pick(rows, 7, 32, 5.0, &p);
-	EQ(p.idx, 5);
-	EQ(p.keep, 1);
-	/* from 4 (10%) at 5%: 8, the smallest that meets it */
-	ft_model_pick(rows, 7, 4, 5.0, &p);
-	EQ(p.idx, 3);
-	EQ(p.keep, 0);
-	/* the target exactly: met (<=) */
-	ft_model_pick(rows, 7, 4, 2.5, &p);
-	EQ(p.idx, 4);
-	/* nothing meets 0.1%: the largest, not met */
-	ft_model_pick(rows, 7, 4, 0.1, &p);
-	EQ(p.idx, 6);
-	EQ(p.met, 0);
-	/* a current size outside the candidates (128) */
-	ft_model_pick(rows, 7, 128, 1.0, &p);
-	EQ(p.idx, 6);
-	EQ(p.keep, 0);
-	ft_model_pick(rows, 0, 32, 1.0, &p);
-	EQ(p.idx, -1);
-	/*
-	 * One standard error allowed: 32 at 1.2% +- 0.3% meets 1% (0.9); at
-	 * +- 0.1% it does not (1.1), and 64 is the pick.
-	 */
-	rows[5].coll_pct_se = 0.3;
-	ft_model_pick(rows, 7, 32, 1.0, &p);
-	EQ(p.idx, 5);
-	EQ(p.keep, 1);
-	rows[5].coll_pct_se = 0.1;
-	ft_model_pick(rows, 7, 32, 1.0, &p);
-	EQ(p.idx, 6);
-	EQ(p.keep, 0);
+	return m;
+}
+
+/*
+ * The check against the measurement picks the variant.  The run's own
+ * fault time is 10 + 10 + 10 = 30 ns.  Measured 8 in 30 (26.7%):
+ * closed loop predicts 8/38 (21.1%), open 16/46 (34.8%), both off by
+ * more than the floor, and at one mutex every draw is the same (sd 0):
+ * neither fits, both are used.  Measured 6.316 (8/38 of 30) fits closed
+ * alone; 10.435 (16/46 of 30) open alone.
+ */
+static void test_fit(void)
+{
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_decision d;
+	struct ft_model *m;
+
+	m = loop_model(1, 30.0 * 8 / 38);
+	CHECK(!ft_decide(m, &o, 1, 50, 4, &d), "decide");
+	NEAR(d.fit[FT_LOOP_CLOSED].pred_pct, 100.0 * 8 / 38, 1e-9);
+	NEAR(d.fit[FT_LOOP_OPEN].pred_pct, 100.0 * 16 / 46, 1e-9);
+	NEAR(d.fit[FT_LOOP_CLOSED].meas_pct, 100.0 * 8 / 38, 1e-9);
+	EQ(d.fit[FT_LOOP_CLOSED].fits, 1);
+	EQ(d.fit[FT_LOOP_OPEN].fits, 0);
+	EQ(d.used, 1u << FT_LOOP_CLOSED);
+	ft_decision_free(&d);
+	ft_model_free(m);
+
+	m = loop_model(1, 30.0 * 16 / 46);
+	CHECK(!ft_decide(m, &o, 1, 50, 4, &d), "decide");
+	EQ(d.used, 1u << FT_LOOP_OPEN);
+	/* 34.8% at one mutex meets 50%: keep 1 */
+	EQ(d.sizes[d.rec], 1);
+	ft_decision_free(&d);
+	ft_model_free(m);
+
+	m = loop_model(1, 8);
+	CHECK(!ft_decide(m, &o, 1, 30, 4, &d), "decide");
+	EQ(d.fit[FT_LOOP_CLOSED].fits, 0);
+	EQ(d.fit[FT_LOOP_OPEN].fits, 0);
+	EQ(d.used, 3);
+	/* judged by the larger: open's 34.8% misses 30% at one mutex */
+	CHECK(d.sizes[d.rec] > 1, "not kept at 1: %u", d.sizes[d.rec]);
+	ft_decision_free(&d);
+	ft_model_free(m);
+}
+
+/*
+ * Settled: identical runs have no spread, so the bounds are the
+ * prediction itself.  With closed loop fitting, one mutex at 21.1%
+ * meets 25%: keep 1; at 20% it does not, and a larger size does.
+ */
+static void test_settled(void)
+{
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_decision d;
+	struct ft_model *m = loop_model(5, 30.0 * 8 / 38);
+
+	CHECK(!ft_decide(m, &o, 1, 25, 8, &d), "decide");
+	EQ(d.settled, 1);
+	EQ(d.sizes[d.rec], 1);
+	ft_decision_free(&d);
+	CHECK(!ft_decide(m, &o, 1, 20, 8, &d), "decide");
+	EQ(d.settled, 1);
+	CHECK(d.sizes[d.rec] > 1, "grown: %u", d.sizes[d.rec]);
+	EQ(d.rec, d.point);
+	EQ(d.first, d.rec);
+	ft_decision_free(&d);
+	ft_model_free(m);
+	/* one run: no spread to bound, not known */
+	m = loop_model(1, 30.0 * 8 / 38);
+	CHECK(!ft_decide(m, &o, 1, 25, 8, &d), "decide");
+	EQ(d.settled, 0);
+	EQ(d.sizes[d.rec], 1);
+	ft_decision_free(&d);
+	ft_model_free(m);
+}
+
+/*
+ * Not settled, then settled by more runs.  Half the runs contend
+ * (loop_run: 8 of 38 ns, 21.05%, at one mutex, closed loop fitting), half
+ * fault alone (0 of 30).  Pooled: 8 / 68 = 11.76%.  Six runs: the
+ * per-run shares 21.05 and 0 have an sd of 11.531, se 4.708, t(5) 2.015:
+ * one mutex's bounds are 2.27% .. 21.3%, so at a 16% target it may meet
+ * it, and a larger size is the safe pick: not settled, 1 and the pick
+ * inseparable.  Sixty runs: sd 10.615, se 1.370, t(59) 1.684: bounds
+ * 9.46% .. 14.07%, and 1 surely meets 16%: kept, settled.
+ */
+static struct ft_model *half_model(int n)
+{
+	static const struct ft_hold alone[] = {
+		{ .req_ts = 0, .acq_ts = 0, .rel_ts = 10, .mapping = 0x2000,
+		  .index = 1, .pid = 1 },
+		{ .req_ts = 10, .acq_ts = 10, .rel_ts = 20, .mapping = 0x2000,
+		  .index = 2, .pid = 1 },
+		{ .req_ts = 20, .acq_ts = 20, .rel_ts = 30, .mapping = 0x2000,
+		  .index = 3, .pid = 1 },
+	};
+	struct ft_model *m = ft_model_new();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (i % 2) {
+			CHECK(!ft_model_add_run(m, alone, 3), "alone");
+			ft_model_run_measured(m, alone, 3, 1, 0);
+		} else {
+			CHECK(!ft_model_add_run(m, loop_run, 3), "loop");
+			ft_model_run_measured(m, loop_run, 3, 1, 30.0 * 8 / 38);
+		}
+	}
+	return m;
+}
+
+static void test_not_settled(void)
+{
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_model *m = half_model(6);
+	struct ft_decision d;
+
+	CHECK(!ft_decide(m, &o, 1, 16, 8, &d), "decide");
+	EQ(d.used, 1u << FT_LOOP_CLOSED);
+	NEAR(d.rows[FT_LOOP_CLOSED][0].coll_pct, 100.0 * 8 / 68, 1e-9);
+	NEAR(d.up[0], 100.0 * 8 / 68 + 2.015 * 11.5310 / sqrt(6), 1e-3);
+	NEAR(d.lo[0], 100.0 * 8 / 68 - 2.015 * 11.5310 / sqrt(6), 1e-3);
+	EQ(d.settled, 0);
+	EQ(d.sizes[d.point], 1);	/* 11.76% meets 16% on the point */
+	EQ(d.first, 0);
+	CHECK(d.rec > 0, "the safe size, not 1");
+	CHECK(d.up[d.rec] <= 16, "the pick meets 16%% surely: %.2f", d.up[d.rec]);
+	ft_decision_free(&d);
+	ft_model_free(m);
+
+	m = half_model(60);
+	CHECK(!ft_decide(m, &o, 1, 16, 8, &d), "decide");
+	NEAR(d.up[0], 100.0 * 8 / 68 + 1.684 * 10.6152 / sqrt(60), 1e-3);
+	EQ(d.settled, 1);
+	EQ(d.sizes[d.rec], 1);
+	ft_decision_free(&d);
+	ft_model_free(m);
+}
+
+static void test_t95(void)
+{
+	NEAR(ft_t95(1), 6.314, 0);
+	NEAR(ft_t95(5), 2.015, 0);
+	NEAR(ft_t95(59), 1.684, 0);
+	NEAR(ft_t95(1000), 1.658, 0);
+	CHECK(isinf(ft_t95(0.5)), "df < 1");
+}
+
+/*
+ * A current size above --max-size (128 with -m 4) stays a candidate:
+ * when nothing up to 4 meets the target, the current size is kept, never
+ * exchanged for a smaller, worse one.
+ */
+static void test_current_above_max(void)
+{
+	struct ft_hold h[16];
+	struct ft_model_opts o = { .draws = 8, .seed = FT_MODEL_SEED };
+	struct ft_model *m = ft_model_new();
+	struct ft_decision d;
+	int i;
+
+	for (i = 0; i < 16; i++)	/* 16 tasks at once: 4 buckets collide */
+		h[i] = H(i + 1, i + 1, 0, 0, 100);
+	CHECK(!ft_model_add_run(m, h, 16), "run");
+	CHECK(!ft_decide(m, &o, 128, 1, 4, &d), "decide");
+	EQ(d.sizes[d.nsizes - 1], 128);
+	EQ(d.sizes[d.rec], 128);
+	ft_decision_free(&d);
+	ft_model_free(m);
+}
+
+/* --threads past any machine: refused, not an int overflow */
+static void test_threads_overflow(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(2, 2, 0, 0, 10) };
+	struct ft_model_opts o = { .threads = 1 << 30, .draws = 1,
+				   .seed = FT_MODEL_SEED };
+	struct ft_model *m = ft_model_new();
+	struct ft_model_row r;
+
+	CHECK(!ft_model_add_run(m, h, 2), "run");
+	CHECK(ft_model_predict(m, &o, 8, &r) < 0, "2^29 copies refused");
+	ft_model_free(m);
+}
+
+/* holds across 2^63 ns: the concurrency still sees them overlap */
+static void test_huge_times(void)
+{
+	uint64_t t = 1ULL << 63;
+	struct ft_hold h[] = {
+		H(1, 1, t - 20, t - 20, t + 10), H(2, 2, t - 10, t - 10, t + 20),
+	};
+	struct ft_model *m = ft_model_new();
+
+	CHECK(!ft_model_add_run(m, h, 2), "run");
+	EQ(ft_model_concurrency(m), 2);
+	ft_model_free(m);
 }
 
 /*
@@ -465,7 +674,15 @@ int main(void)
 	test_runs_apart();
 	test_se();
 	test_deterministic();
-	test_pick();
+	test_open_loop();
+	test_handover();
+	test_fit();
+	test_settled();
+	test_not_settled();
+	test_t95();
+	test_current_above_max();
+	test_threads_overflow();
+	test_huge_times();
 	test_ci();
 	test_btf();
 	return check_done("model");

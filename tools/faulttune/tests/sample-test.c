@@ -48,7 +48,7 @@ static void test_within_budget(void)
 	for (i = 0; i < a.nholds && a.holds[i].pid == (int)i; i++)
 		;
 	CHECK(i == 1000, "every hold, in order (first out of place: %zu)", i);
-	CHECK(m && !ft_sample_add_runs(&a, m) && ft_model_nruns(m) == 1,
+	CHECK(m && !ft_sample_add_runs(&a, m, 0) && ft_model_nruns(m) == 1,
 	      "one run of the model");
 	ft_model_free(m);
 	ft_analysis_free(&a);
@@ -94,7 +94,7 @@ static void test_past_budget(void)
 	CHECK(b.nholds == a.nholds &&
 	      !memcmp(a.holds, b.holds, a.nholds * sizeof(*a.holds)),
 	      "the same sample twice");
-	CHECK(m && !ft_sample_add_runs(&a, m) &&
+	CHECK(m && !ft_sample_add_runs(&a, m, 0) &&
 	      ft_model_nruns(m) == (int)a.sample.nwin &&
 	      ft_model_nholds(m) == a.nholds, "a run of the model per window");
 	ft_model_free(m);

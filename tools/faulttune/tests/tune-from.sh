@@ -59,6 +59,45 @@ t $? "--current 3 (not a power of two) refused"
 [ $? = 1 ] && grep -q "missing.dat" $W/err && [ ! -s $W/out ]
 t $? "a missing file: exit 1, named"
 
+# what report refuses, tune --from refuses: every damaged file of the
+# fuzz corpus that report exits 1 on, tune --from exits 1 on, naming it
+CORPUS=$(dirname "$0")/fuzz-corpus
+bad=0 seen=0
+for f in "$CORPUS"/*.dat; do
+	"$FT" report "$f" >/dev/null 2>&1
+	[ $? = 1 ] || continue
+	seen=$((seen + 1))
+	"$FT" tune --from "$f" >$W/out 2>$W/err
+	{ [ $? = 1 ] && grep -qF "$(basename "$f")" $W/err && [ ! -s $W/out ]; } ||
+		{ bad=$((bad + 1)); echo "# tune --from took $f"; }
+done
+[ $seen -gt 0 ] && [ $bad = 0 ]
+t $? "tune --from refuses the $seen corpus files report refuses ($bad taken)"
+"$FT" tune --force --from "$CORPUS/short-record-at-end.dat" >$W/out 2>&1 &&
+	grep -q '^recommendation: ' $W/out
+t $? "tune --from --force advises from the records that are whole"
+refused --force -j -- true
+t $? "--force without --from refused"
+
+# --threads below the recorded concurrency: said, not silently raised
+"$FT" tune --from $W/a.dat --threads 1 >$W/t1.txt 2>&1 &&
+	grep -q '^--threads 1 is below the 4 that faulted at once' $W/t1.txt
+t $? "--threads 1 below the recorded 4: said so"
+# -m below the current size: the current is kept, never a smaller one
+"$FT" tune --from $W/a.dat -c 64 -m 4 >$W/m.txt 2>&1
+sed -n 's/^recommendation: \(keep \)\{0,1\}\([0-9]*\).*/\2/p' $W/m.txt > $W/m.pick
+[ "$(cat $W/m.pick)" -ge 64 ] 2>/dev/null
+t $? "-m 4 below the current 64: recommends $(cat $W/m.pick), not below 64"
+# the model checked against what the recording measured, both variants
+grep -q '^model check at the recorded size' $W/1.txt &&
+	grep -q '^  closed loop predicts' $W/1.txt && grep -q '^  open loop   predicts' $W/1.txt
+t $? "tune --from checks both model variants against the recording"
+grep -q '^settled: not known from one run' $W/1.txt
+t $? "one recording: says that how settled is not known"
+"$FT" tune --from $W/a.dat $W/a.dat $W/b.dat >$W/3.txt 2>&1 &&
+	grep -Eq '^(settled: (with 95% confidence over the 3 runs|the current [0-9]+ meets)|not settled: the 3 runs cannot separate)' $W/3.txt
+t $? "three recordings: says how settled the pick is"
+
 rm -rf $W
 echo "1..$n"
 exit $fail

@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# faulttune tune on programs nobody here wrote, the way their users run
+# them: QEMU preallocating a VM's hugetlb-backed memory with four threads
+# (memory-backend-memfd,prealloc-threads=4: what libvirt asks for when a
+# VM with hugepage backing starts) and stress-ng --mmaphuge.  Each is
+# tuned twice in a row.  The two picks must agree, or else the runs must
+# have said that they are not settled: tune may be unsure, never silently
+# inconsistent (the ranges of sizes each run could not separate, one size
+# when settled, must overlap).  Also: the model is checked at the sizes
+# tune measured, the measured collision wait at the pick is within the
+# target (give or take two standard errors), and the knob and tracefs are
+# left as found; TAP.
+T=/sys/kernel/tracing
+K=/sys/kernel/debug/hugetlb/num_fault_mutexes
+W=/tmp/ft-programs.$$
+. "$(dirname "$0")/lib.sh"
+
+# the smallest and the largest size a tune --json file could not
+# separate: the range of answers its runs allow (one size when settled)
+range_lo() { grep -o '"inseparable":\[[0-9,]*\]' "$1" | tr -dc '0-9,' | cut -d, -f1; }
+range_hi() { grep -o '"inseparable":\[[0-9,]*\]' "$1" | tr -dc '0-9,' | awk -F, '{ print $NF }'; }
+# "key":value of model_check_measured's entry for SIZE
+meas_field() {	# SIZE KEY FILE
+	grep -o '"model_check_measured":\[[^]]*\]' "$3" | sed 's/},{/}\n{/g' |
+		grep "\"size\":$1," | grep -o "\"$2\":[0-9.a-z]*" | head -n 1 | cut -d: -f2
+}
+# awk's verdict on an expression of numbers
+holds() { awk "BEGIN { exit !($1) }"; }
+
+mkdir -p $W
+[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
+[ -e $K ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+saved=$(cat $K)
+before=$(cat $T/tracing_on $T/set_event | md5sum)
+echo "# $(nproc) CPUs, knob $saved, $(grep HugePages_Free /proc/meminfo)"
+
+cat > $W/qemu.sh <<'EOF'
+#!/bin/sh
+# a VM host starting a VM with 256 MiB of 2 MiB pages, preallocated by 4 threads
+echo quit | exec qemu-system-x86_64 -machine none -nodefaults -display none \
+	-object memory-backend-memfd,id=m,size=256M,hugetlb=on,hugetlbsize=2097152,prealloc=on,prealloc-threads=4 \
+	-monitor stdio >/dev/null
+EOF
+chmod +x $W/qemu.sh
+$W/qemu.sh
+t $? "QEMU preallocates hugetlb memory in the guest (exit 0)"
+
+tune_twice() {	# NAME COMMAND...
+	name=$1
+	shift
+	for i in 1 2; do
+		faulttune tune -j -- "$@" > $W/$name.$i.json 2> $W/$name.$i.err
+		t $? "$name: tune run $i exits 0"
+		[ "$(cat $K)" = "$saved" ]
+		t $? "$name: knob restored to $saved after run $i"
+		left=$(insts)
+		[ "$left" = 0 ]
+		t $? "$name: no faulttune instance left after run $i"
+		if [ "$left" != 0 ]; then
+			ls $T/instances | sed 's/^/# instance: /'
+			sed 's/^/# tune: /' $W/$name.$i.err
+			ps | grep -v ' \[' | sed 's/^/# ps: /'
+		fi
+	done
+	r1=$(jnum recommended $W/$name.1.json)
+	r2=$(jnum recommended $W/$name.2.json)
+	echo "# $name: picks $r1 and $r2; $(grep -o '"probes":{[^}]*}' $W/$name.1.json) $(grep -o '"probes":{[^}]*}' $W/$name.2.json)"
+	[ -n "$r1" ] && [ -n "$r2" ]
+	t $? "$name: both runs recommend a size"
+	if [ "$r1" = "$r2" ]; then
+		ok "$name: the same pick twice ($r1)"
+	else
+		# different: only where the runs said they could not tell,
+		# so that the answers each allowed overlap
+		l1=$(range_lo $W/$name.1.json) h1=$(range_hi $W/$name.1.json)
+		l2=$(range_lo $W/$name.2.json) h2=$(range_hi $W/$name.2.json)
+		lo=$l1 hi=$h1
+		[ "${l2:-0}" -gt "${lo:-0}" ] && lo=$l2
+		[ "${h2:-0}" -lt "${hi:-0}" ] && hi=$h2
+		if [ -n "$l1" ] && [ -n "$l2" ] && [ "$lo" -le "$hi" ]; then
+			ok "$name: picks $r1 and $r2, each said unsure: the runs allowed $l1..$h1 and $l2..$h2"
+		else
+			nok "$name: picks $r1 and $r2 differ without saying so"
+		fi
+	fi
+	for i in 1 2; do
+		f=$W/$name.$i.json
+		grep -q '"model_check":{"closed_loop":{"runs":[1-9]' $f &&
+			grep -q '"open_loop":{"runs":[1-9]' $f
+		t $? "$name $i: both model variants checked against the probes"
+		grep -q '"settled":{"known":true,"settled":\(true\|false\),"runs":[0-9]*,"t":[0-9.]*,"inseparable":\[[0-9,]*\]}' $f &&
+			grep -q '"stopped":"\(settled\|runs\|seconds\)"' $f
+		t $? "$name $i: says how settled the pick is and why probing stopped"
+		r=$(jnum recommended $f)
+		cur=$(jnum saved $f)
+		mp=$(meas_field "$r" measured_pct $f)
+		ms=$(meas_field "$r" measured_se_pct $f)
+		[ -n "$mp" ] && holds "$mp <= 1 + 2 * ${ms:-0}"
+		t $? "$name $i: measured collision wait at the pick $r within the 1% target ($mp% +- $ms)"
+		[ -n "$(meas_field "$cur" fits $f)" ]
+		t $? "$name $i: the model checked against the measurement at the current $cur"
+	done
+}
+
+tune_twice qemu $W/qemu.sh
+tune_twice stress-ng stress-ng --mmaphuge 4 --mmaphuge-mmaps 16 --timeout 2s --quiet
+
+[ "$(cat $T/tracing_on $T/set_event | md5sum)" = "$before" ]
+t $? "top-level tracing_on and set_event unchanged"
+rm -rf $W
+echo "1..$n"
+exit $fail

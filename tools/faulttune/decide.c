@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * faulttune decision: from the model's per-run predictions to one table
+ * size, with how well the model fits what the runs measured and how
+ * settled the answer is.
+ *
+ * Two variants of the model (model.c) make different assumptions about
+ * what a wait does to a task's later requests: closed loop (they come
+ * later by the wait) and open loop (they come at their recorded times).
+ * Which one describes a program is a property of the program, and the
+ * runs can tell: each run measured its own collision wait at the size it
+ * ran at, and each variant predicts that same quantity.  A variant fits
+ * when the mean of (measured - predicted) over the runs is within two
+ * standard errors of zero (one run: within two standard deviations of
+ * the hash draws, since its measurement is one draw).  The decision uses
+ * the variants that fit; when both fit, or none, each size is judged by
+ * the larger of the two predictions, so the pick meets the target under
+ * either assumption.
+ *
+ * Settled: each size's prediction has a standard error over the runs
+ * (the workload's own spread from run to run), and with it a one-sided
+ * 95% bound each way (Student's t on the runs less one degree of
+ * freedom, so that three runs are not trusted like thirty).  A size
+ * meets the target surely when its upper bound does, misses it surely
+ * when its lower bound is over it, and may meet it otherwise.  The
+ * recommendation is the current size when it surely meets the target,
+ * else the smallest size that surely does: the safe one, since a
+ * doubling costs a few kilobytes and a size that misses the target
+ * costs every fault that collides.  The answer is settled when no
+ * smaller size (down to the current one) may meet the target: then the
+ * runs separate it from its neighbours, and more runs would give it
+ * again.  Otherwise the sizes from the first that may meet it up to the
+ * recommendation are those the runs cannot separate, and tune says so.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+
+static const char *const loop_names[FT_NLOOP] = { "closed loop", "open loop" };
+
+const char *ft_loop_name(int v)
+{
+	return v >= 0 && v < FT_NLOOP ? loop_names[v] : "?";
+}
+
+static int size_idx(const struct ft_decision *d, uint32_t size)
+{
+	int k;
+
+	for (k = 0; k < d->nsizes; k++)
+		if (d->sizes[k] == size)
+			return k;
+	return -1;
+}
+
+static const struct ft_run_pred *pred_at(const struct ft_decision *d, int v,
+					 int k, int run)
+{
+	return &d->runs[v][(size_t)k * d->nruns + run];
+}
+
+/* the fit of variant v: measured minus predicted at each run's own size */
+static void fit_of(const struct ft_decision *d, int v, struct ft_fit *f)
+{
+	double mc = 0, mf = 0, pc = 0, pf = 0, s = 0, s2 = 0, sd1 = 0;
+	double sdsum = 0;
+	int i, n = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i < d->nruns; i++) {
+		const struct ft_run_pred *p;
+		int k = d->meas_k[i];
+		double di;
+
+		if (k < 0)
+			continue;
+		p = pred_at(d, v, k, i);
+		if (p->fault <= 0)
+			continue;
+		di = 100 * d->meas_cw[i] / d->meas_f[i] -
+		     100 * p->coll_wait / p->fault;
+		mc += d->meas_cw[i];
+		mf += d->meas_f[i];
+		pc += p->coll_wait;
+		pf += p->fault;
+		s += di;
+		s2 += di * di;
+		sd1 = p->draw_sd;
+		sdsum += p->draw_sd;
+		n++;
+	}
+	f->nruns = n;
+	if (!n)
+		return;
+	f->meas_pct = mf > 0 ? 100 * mc / mf : 0;
+	f->pred_pct = pf > 0 ? 100 * pc / pf : 0;
+	f->diff = s / n;
+	if (n > 1) {
+		double var = (s2 - s * s / n) / (n - 1);
+
+		/*
+		 * Each run's measurement is one hash draw: n runs resolve the
+		 * mean no better than the draws' spread over sqrt(n), even
+		 * when they happen to agree (all of them 0, say).
+		 */
+		f->diff_se = var > 0 ? sqrt(var / n) : 0;
+		if (f->diff_se < sdsum / n / sqrt(n))
+			f->diff_se = sdsum / n / sqrt(n);
+	} else {
+		f->diff_se = sd1;
+	}
+	f->fits = fabs(f->diff) <= 2 * f->diff_se + FT_FIT_FLOOR_PCT;
+}
+
+/* the variants a decision on these runs uses: those that fit, else both */
+static unsigned int used_of(const struct ft_fit *fit)
+{
+	unsigned int used = 0;
+	int v;
+
+	for (v = 0; v < FT_NLOOP; v++)
+		if (fit[v].nruns && fit[v].fits)
+			used |= 1u << v;
+	return used ? used : (1u << FT_NLOOP) - 1;
+}
+
+/* the prediction at size k over the runs: the larger of the used */
+static double pct_at(const struct ft_decision *d, unsigned int used, int k)
+{
+	double best = 0;
+	int v, i;
+
+	for (v = 0; v < FT_NLOOP; v++) {
+		double c = 0, f = 0;
+
+		if (!(used & (1u << v)))
+			continue;
+		for (i = 0; i < d->nruns; i++) {
+			const struct ft_run_pred *p = pred_at(d, v, k, i);
+
+			c += p->coll_wait;
+			f += p->fault;
+		}
+		if (f > 0 && 100 * c / f > best)
+			best = 100 * c / f;
+	}
+	return best;
+}
+
+/*
+ * The rule on one set of runs: keep the current size when it meets the
+ * target, else the smallest size that does, else the largest candidate.
+ */
+static int pick_of(const struct ft_decision *d, unsigned int used)
+{
+	int k, cur = size_idx(d, d->current);
+
+	if (cur >= 0 && pct_at(d, used, cur) <= d->target_pct)
+		return cur;
+	for (k = 0; k < d->nsizes; k++)
+		if (pct_at(d, used, k) <= d->target_pct)
+			return k;
+	return d->nsizes - 1;
+}
+
+double ft_t95(double df)
+{
+	/* one-sided 95% quantiles of Student's t */
+	static const double t[] = {
+		0, 6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860,
+		1.833, 1.812, 1.796, 1.782, 1.771, 1.761, 1.753, 1.746, 1.740,
+		1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706,
+		1.703, 1.701, 1.699, 1.697,
+	};
+	int k = (int)floor(df);	/* fewer degrees of freedom: wider, safe */
+
+	if (k < 1)
+		return INFINITY;
+	if (k <= 30)
+		return t[k];
+	if (k < 40)
+		return 1.697;
+	if (k < 60)
+		return 1.684;
+	if (k < 120)
+		return 1.671;
+	return 1.658;
+}
+
+/* each size's 95% bounds, by the used variant that predicts more */
+static void bounds(struct ft_decision *d)
+{
+	double t = d->nruns > 1 ? ft_t95(d->nruns - 1) : 0;
+	int k, v;
+
+	for (k = 0; k < d->nsizes; k++) {
+		d->up[k] = d->lo[k] = 0;
+		for (v = 0; v < FT_NLOOP; v++) {
+			const struct ft_model_row *r = &d->rows[v][k];
+
+			if (!(d->used & (1u << v)))
+				continue;
+			if (r->coll_pct + t * r->coll_pct_se > d->up[k])
+				d->up[k] = r->coll_pct + t * r->coll_pct_se;
+			if (r->coll_pct - t * r->coll_pct_se > d->lo[k])
+				d->lo[k] = r->coll_pct - t * r->coll_pct_se;
+		}
+	}
+}
+
+/* the recommendation, and the sizes the runs cannot separate from it */
+static void settle(struct ft_decision *d)
+{
+	int k, cur = size_idx(d, d->current);
+
+	bounds(d);
+	d->rec = -1;
+	if (cur >= 0 && d->up[cur] <= d->target_pct)
+		d->rec = cur;
+	for (k = 0; d->rec < 0 && k < d->nsizes; k++)
+		if (d->up[k] <= d->target_pct)
+			d->rec = k;
+	if (d->rec < 0)
+		d->rec = d->nsizes - 1;
+	/* below the current size nothing is picked while it meets the target */
+	d->first = cur >= 0 && cur <= d->rec ? cur : 0;
+	while (d->first < d->rec && d->lo[d->first] > d->target_pct)
+		d->first++;
+	/* one run has no spread to bound: how settled is not known */
+	d->settled = d->nruns > 1 && d->first == d->rec;
+}
+
+void ft_decision_free(struct ft_decision *d)
+{
+	int v;
+
+	for (v = 0; v < FT_NLOOP; v++) {
+		free(d->rows[v]);
+		free(d->runs[v]);
+	}
+	free(d->sizes);
+	free(d->up);
+	free(d->lo);
+	free(d->meas_k);
+	free(d->meas_cw);
+	free(d->meas_f);
+	memset(d, 0, sizeof(*d));
+}
+
+static int add_size(struct ft_decision *d, uint32_t size, int *cap)
+{
+	uint32_t *s;
+
+	if (size_idx(d, size) >= 0)
+		return 0;
+	if (d->nsizes == *cap) {
+		*cap = *cap ? 2 * *cap : 32;
+		s = realloc(d->sizes, *cap * sizeof(*s));
+		if (!s)
+			return -1;
+		d->sizes = s;
+	}
+	d->sizes[d->nsizes++] = size;
+	return 0;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Candidates: 1, 2, 4 .. up to max_size, or without one far enough to
+ * show the current size and four times the first size that meets the
+ * target on all the runs (so that the upper bounds find theirs); plus the
+ * current size and every recorded size, wherever they are, so that the
+ * rule can keep the current and the fit can be checked.
+ */
+static int candidates(struct ft_decision *d, const struct ft_model *m,
+		      const struct ft_model_opts *mo, uint32_t max_size)
+{
+	uint32_t limit = max_size ? max_size : 1u << 16, size, rs, met_at = 0;
+	double cw, f;
+	int cap = 0, i;
+
+	if (limit > FT_MODEL_MAX_SIZE)
+		limit = FT_MODEL_MAX_SIZE;
+	for (size = 1; size && size <= limit; size <<= 1) {
+		struct ft_model_row r[FT_NLOOP];
+		int v, met = 1;
+
+		if (!max_size && met_at && size > 4 * met_at &&
+		    size > 2 * d->current)
+			break;
+		if (add_size(d, size, &cap))
+			return -1;
+		if (met_at)
+			continue;
+		for (v = 0; v < FT_NLOOP; v++) {
+			struct ft_model_opts o = *mo;
+
+			o.open_loop = v == FT_LOOP_OPEN;
+			if (ft_model_predict(m, &o, size, &r[v]))
+				return -1;
+			met &= r[v].coll_pct <= d->target_pct;
+		}
+		if (met)
+			met_at = size;
+	}
+	if (d->current && ft_is_pow2(d->current) &&
+	    d->current <= FT_MODEL_MAX_SIZE && add_size(d, d->current, &cap))
+		return -1;
+	for (i = 0; i < d->nruns; i++)
+		if (ft_model_run_recorded(m, i, &rs, &cw, &f) && ft_is_pow2(rs) &&
+		    rs <= FT_MODEL_MAX_SIZE && add_size(d, rs, &cap))
+			return -1;
+	qsort(d->sizes, d->nsizes, sizeof(*d->sizes), cmp_u32);
+	return 0;
+}
+
+int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
+	      uint32_t current, double target_pct, uint32_t max_size,
+	      struct ft_decision *d)
+{
+	int v, k, i;
+	uint32_t rs;
+
+	memset(d, 0, sizeof(*d));
+	d->current = current;
+	d->target_pct = target_pct;
+	d->nruns = ft_model_nruns(m);
+	d->max_size = max_size;
+	if (!d->nruns)
+		return -1;
+	d->meas_k = malloc(d->nruns * sizeof(*d->meas_k));
+	d->meas_cw = malloc(d->nruns * sizeof(*d->meas_cw));
+	d->meas_f = malloc(d->nruns * sizeof(*d->meas_f));
+	if (!d->meas_k || !d->meas_cw || !d->meas_f ||
+	    candidates(d, m, mo, max_size))
+		goto fail;
+	d->up = calloc(d->nsizes, sizeof(*d->up));
+	d->lo = calloc(d->nsizes, sizeof(*d->lo));
+	if (!d->up || !d->lo)
+		goto fail;
+	for (v = 0; v < FT_NLOOP; v++) {
+		struct ft_model_opts o = *mo;
+
+		o.open_loop = v == FT_LOOP_OPEN;
+		d->rows[v] = calloc(d->nsizes, sizeof(*d->rows[v]));
+		d->runs[v] = calloc((size_t)d->nsizes * d->nruns,
+				    sizeof(*d->runs[v]));
+		if (!d->rows[v] || !d->runs[v])
+			goto fail;
+		for (k = 0; k < d->nsizes; k++)
+			if (ft_model_predict_runs(m, &o, d->sizes[k],
+						  &d->rows[v][k],
+						  d->runs[v] + (size_t)k * d->nruns))
+				goto fail;
+	}
+	for (i = 0; i < d->nruns; i++) {
+		d->meas_k[i] = -1;
+		if (ft_model_run_recorded(m, i, &rs, &d->meas_cw[i],
+					  &d->meas_f[i]))
+			d->meas_k[i] = size_idx(d, rs);
+	}
+	for (v = 0; v < FT_NLOOP; v++)
+		fit_of(d, v, &d->fit[v]);
+	d->used = used_of(d->fit);
+	d->point = pick_of(d, d->used);
+	settle(d);
+	return 0;
+fail:
+	ft_decision_free(d);
+	return -1;
+}
+
+/* the row the decision judges size k by: the used variant that predicts more */
+int ft_decision_variant(const struct ft_decision *d, int k)
+{
+	int v, best = -1;
+
+	for (v = 0; v < FT_NLOOP; v++)
+		if ((d->used & (1u << v)) &&
+		    (best < 0 || d->rows[v][k].coll_pct > d->rows[best][k].coll_pct))
+			best = v;
+	return best < 0 ? FT_LOOP_CLOSED : best;
+}
+
+/*
+ * The measured collision share at one size against the decision's
+ * prediction there: fits when within two combined standard errors.
+ */
+void ft_decision_check(const struct ft_decision *d, uint32_t size,
+		       double meas_pct, double meas_se, int meas_runs,
+		       struct ft_check *c)
+{
+	int k = size_idx(d, size), i;
+	double sd = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->size = size;
+	c->meas_pct = meas_pct;
+	c->meas_se = meas_se;
+	c->runs = meas_runs;
+	if (k < 0)
+		return;
+	c->known = 1;
+	c->variant = ft_decision_variant(d, k);
+	c->pred_pct = d->rows[c->variant][k].coll_pct;
+	c->pred_se = d->rows[c->variant][k].coll_pct_se;
+	if (d->nruns < 2)
+		c->pred_se = d->rows[c->variant][k].coll_pct_sd;
+	/*
+	 * A measured run is one hash draw: its runs agreeing (all 0, as a
+	 * large table gives) says no more than the draws' spread allows.
+	 */
+	for (i = 0; i < d->nruns; i++)
+		sd += pred_at(d, c->variant, k, i)->draw_sd / d->nruns;
+	if (meas_runs > 0 && c->meas_se < sd / sqrt(meas_runs))
+		c->meas_se = sd / sqrt(meas_runs);
+	c->fits = fabs(meas_pct - c->pred_pct) <=
+		  2 * sqrt(c->meas_se * c->meas_se + c->pred_se * c->pred_se) +
+		  FT_FIT_FLOOR_PCT;
+}

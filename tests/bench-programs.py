@@ -18,9 +18,13 @@ def sd(xs):
     return statistics.stdev(xs) if len(xs) > 1 else float("nan")
 
 
+def overlap(a, b):
+    return bool(a) and bool(b) and max(a[0], b[0]) <= min(a[-1], b[-1])
+
+
 def main():
     log, md, command = sys.argv[1:4]
-    tunes, fails, walls = {}, {}, {}
+    tunes, fails, walls, load = {}, {}, {}, {}
     with open(log) as f:
         for line in f:
             boot, kind, js = line.split(" ", 2)
@@ -32,6 +36,8 @@ def main():
                 fails[(d["program"], int(boot))] += 1
             elif kind == "wall":
                 walls.setdefault(int(boot), []).append(d)
+            elif kind == "load":
+                load[int(boot)] = d["loadavg"]
     out = []
     w = out.append
     w("## 13. tune on programs nobody here wrote")
@@ -49,9 +55,9 @@ def main():
     w("")
     w("Command: `%s`" % command)
     w("")
-    w("| program | boot | picks | most common | same | goal | settled | "
-      "median probes | median tune s |")
-    w("|---|---|---|---|---|---|---|---|---|")
+    w("| program | boot | host load | picks | most common | same | goal | "
+      "settled | consistent | median probes | median tune s |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
     missed = []
     checks = {}
     for (prog, boot) in sorted(tunes):
@@ -64,9 +70,15 @@ def main():
         if not met:
             missed.append("%s in boot %d: %d of %d" % (prog, boot, same, n))
         settled = sum(1 for r in runs if r["settled"]["settled"])
-        w("| %s | %d | %s | %d | %d / %d | %s | %d / %d | %g | %.1f |" % (
-            prog, boot, " ".join(map(str, picks)), top, same, n,
-            "met" if met else "**missed**", settled, len(runs),
+        pairs = list(zip(runs, runs[1:]))
+        cons = sum(1 for a, b in pairs if a["recommended"] == b["recommended"]
+                   or overlap(a["settled"]["inseparable"],
+                              b["settled"]["inseparable"]))
+        w("| %s | %d | %s | %s | %d | %d / %d | %s | %d / %d | %d / %d | %g "
+          "| %.1f |" % (
+            prog, boot, load.get(boot, "?"), " ".join(map(str, picks)), top,
+            same, n, "met" if met else "**missed**", settled, len(runs),
+            cons, len(pairs),
             med([r["probes"]["runs"] for r in runs]),
             med([r["wall_s"] for r in runs])))
         c = checks.setdefault(prog, [0, 0, 0])

@@ -33,6 +33,7 @@ mkdir -p "$out"
 : > "$out/programs.log"
 for b in $(seq 1 "$boots"); do
 	echo "bench-programs: boot $b/$boots"
+	echo "$b load {\"loadavg\":\"$(cut -d' ' -f1 /proc/loadavg)\"}" >> "$out/programs.log"
 	VM_LOGDIR=$out/programs-$b VM_KERNEL=prod-patched VM_TIMEOUT=${VM_TIMEOUT:-3600} \
 		"$top/kernel/scripts/run-vm.sh" "$kernel" "$build/guest.cpio" \
 		"STABLE=$stable WALLS=$walls PROGRAMS='$programs'

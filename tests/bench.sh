@@ -38,6 +38,11 @@
 #		BENCH_PROG_BOOTS boots; QEMU's wall time at 1, the boot size
 #		and the pick (tests/bench-programs.sh; BENCH_PROGRAMS=0 leaves
 #		it out; make bench-programs runs it alone)
+#  14 summary	what recording costs: instructions per refault and the
+#		recorded hold with the hugetlb_fault_mutex_hold summary,
+#		released alone, the trio and every event; trace.dat bytes per
+#		acquisition of record and record --trio (tests/bench-summary.sh;
+#		BENCH_SUMMARY=0 leaves it out)
 #
 # Writes build/bench/bench.json, Documentation/bench.md and the plots
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
@@ -152,3 +157,7 @@ fi
 
 # 13: tune on programs nobody here wrote, appended too
 [ "${BENCH_PROGRAMS:-1}" = 0 ] || { "$top/tests/bench-programs.sh" && cat "$out/programs.md" >> "$top/Documentation/bench.md"; } || exit 1
+
+# 14: what recording costs, summary against trio (the production-like
+# kernels section 11 built), its own section appended too
+[ "${BENCH_SUMMARY:-1}" = 0 ] || { "$top/tests/bench-summary.sh" && cat "$out/summary.md" >> "$top/Documentation/bench.md"; } || exit 1

@@ -16,9 +16,14 @@
 # series is posted by whoever runs this, so the From: line and the
 # Signed-off-by: trailer come from git config user.name and user.email
 # (of this repository, or global), and the script refuses to run without
-# them.  BASE_COMMIT names the upstream commit the series applies to, for
-# the cover letter's base-commit: line (default: v6.12, which Debian's
-# 6.12 stable source it is tested on descends from).
+# them.
+#
+# The base is the stable release the tarball holds, v6.12.N (Debian's
+# linux-source-6.12 is 6.12.y, and patch 1's memfd hunk edits code that
+# came with a 6.12.y fix, so the series does not apply to v6.12): its tag
+# is named in the cover letter's base: line.  BASE_COMMIT, the commit id
+# of that tag in linux-stable, adds the base-commit: line that b4 and the
+# bots read; it cannot be derived from the tarball.
 set -euo pipefail
 
 out=$1
@@ -34,9 +39,9 @@ name=$(git -C "$top" config user.name || true)
 email=$(git -C "$top" config user.email || true)
 [ -n "$name" ] && [ -n "$email" ] ||
 	die "git config user.name and user.email must be set: they become the From: and Signed-off-by: of every patch"
-# v6.12 in Linus' tree
-base_commit=${BASE_COMMIT:-adc218676eef25575469234709c2d87185ca223a}
-[[ $base_commit =~ ^[0-9a-f]{40}$ ]] || die "BASE_COMMIT must be a 40-digit commit id, not '$base_commit'"
+base_commit=${BASE_COMMIT:-}
+[ -z "$base_commit" ] || [[ $base_commit =~ ^[0-9a-f]{40}$ ]] ||
+	die "BASE_COMMIT must be the 40-digit commit id of the base tag, not '$base_commit'"
 [ -r "$tarball" ] || die "$tarball not found: install linux-source-6.12 (make deps)"
 [ -x "$checkpatch" ] || die "$checkpatch not found: run make kernel-stock first, or set CHECKPATCH"
 
@@ -64,8 +69,11 @@ touched=$(for p in "${series[@]}"; do sed -n 's|^--- a/\([^	]*\).*|\1|p' "$patch
 	sort -u | while read -r f; do [ -n "${place[$f]:-}" ] || echo "$f"; done)
 rm -rf "$work" "$out"
 mkdir -p "$work" "$out"
-tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards \
-	$(for f in $touched; do echo "*/$f"; done)
+tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards --no-wildcards-match-slash \
+	'*/Makefile' $(for f in $touched; do echo "*/$f"; done)
+base_tag=v$(sed -n 's/^VERSION = //p' "$work/Makefile").$(sed -n 's/^PATCHLEVEL = //p' "$work/Makefile").$(sed -n 's/^SUBLEVEL = //p' "$work/Makefile")
+[[ $base_tag =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "no VERSION, PATCHLEVEL and SUBLEVEL in $tarball's Makefile"
+debian=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || true)
 mbox=$(mktemp)
 cd "$work"
 git init -q
@@ -108,13 +116,23 @@ PY
 fi
 # format-patch --base needs the upstream commit in this scratch tree, which
 # holds only the touched files; the trailer is the same text.
-python3 - "$out"/0000-cover-letter.patch "$base_commit" <<'PY'
+python3 - "$out"/0000-cover-letter.patch "$base_tag" "$debian" "$base_commit" <<'PY'
 import sys
-path, base = sys.argv[1:]
+path, tag, debian, commit = sys.argv[1:]
 text = open(path).read()
 head, sep, sig = text.rpartition("\n-- \n")
-open(path, "w").write(head.rstrip("\n") + "\n\nbase-commit: " + base + "\n" + sep + sig)
+base = "base: %s (linux-stable)" % tag
+if debian:
+    base += ", tested as Debian's linux-source-6.12 %s" % debian
+if commit:
+    base += "\nbase-commit: " + commit
+open(path, "w").write(head.rstrip("\n") + "\n\n" + base + "\n" + sep + sig)
 PY
+if [ -n "$base_commit" ]; then
+	echo "make-patches: base $base_tag, base-commit $base_commit"
+else
+	echo "make-patches: base $base_tag, no base-commit: line (BASE_COMMIT: the tag's commit id)"
+fi
 cd "$top"
 rm -rf "$work" "$mbox"
 

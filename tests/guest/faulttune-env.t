@@ -99,7 +99,7 @@ grep -q "^faulttune: unmounted tracefs from $T" $W/nt.err
 t $? "no tracefs: says it unmounted it"
 [ "$(tracefs_mounts)" = 0 ]
 t $? "no tracefs: tracefs unmounted again after the run"
-trace-cmd report $W/nt.dat 2>/dev/null | grep -q 'hugetlb_fault_mutex_acquire_returned:'
+trace-cmd report $W/nt.dat 2>/dev/null | grep -Eq 'hugetlb_fault_mutex_(hold|acquire_returned):'
 t $? "no tracefs: the recording holds hugetlb events (trace-cmd report)"
 mount -t tracefs nodev $T
 as_found "no tracefs: record" knob

@@ -57,6 +57,37 @@ t $? "text report has the what-if table"
 faulttune report --csv $W/a.dat >$W/a.csv 2>&1 && head -n 1 $W/a.csv | grep -q '^section,name,acquisitions'
 t $? "csv report has its header"
 
+# 1b. the events recorded: the *_hold summaries by default, one per
+# acquisition; --trio records the three step events instead, never both
+if [ -e $T/events/hugetlb/hugetlb_fault_mutex_hold ]; then
+	tr=$(trace-cmd report $W/a.dat 2>/dev/null | grep -cE ' hugetlb_fault_mutex_(start_locking|acquire_returned|released):')
+	hs=$(trace-cmd report $W/a.dat 2>/dev/null | grep -c ' hugetlb_fault_mutex_hold: ')
+	[ "$tr" = 0 ] && [ -n "$acq" ] && [ "$hs" = "$acq" ]
+	t $? "record: one hugetlb_fault_mutex_hold per acquisition ($hs, $acq acquisitions), no step event ($tr)"
+	faulttune record --trio -o $W/t.dat -b 4096 -- faulttune bench -t 4 -s 32M -r 2 >/dev/null 2>&1
+	t $? "faulttune record --trio exits 0"
+	faulttune report --json $W/t.dat >$W/t.json 2>/dev/null
+	tacq=$(sed -n 's/.*"hugetlb":{"total":{"name":"all","acquisitions":\([0-9]*\).*/\1/p' $W/t.json)
+	hs=$(trace-cmd report $W/t.dat 2>/dev/null | grep -c ' hugetlb_fault_mutex_hold: ')
+	ar=$(trace-cmd report $W/t.dat 2>/dev/null | grep -c ' hugetlb_fault_mutex_acquire_returned: ')
+	rl=$(trace-cmd report $W/t.dat 2>/dev/null | grep -c ' hugetlb_fault_mutex_released: ')
+	[ "$hs" = 0 ] && [ -n "$tacq" ] && [ "$tacq" -ge 32 ] && [ "$ar" = "$tacq" ] && [ "$rl" = "$ar" ]
+	t $? "record --trio: acquire_returned ($ar) and released ($rl) per acquisition ($tacq), no summary ($hs)"
+	u=$(( $(jnum start $W/t.json) + $(jnum acquire $W/t.json) + $(jnum release $W/t.json) + $(jnum key_mismatch $W/t.json) ))
+	[ "$u" = 0 ]
+	t $? "record --trio: every sequence pairs ($u unpaired)"
+	# the record's table, what-if and advice read either form
+	faulttune report $W/t.dat >$W/t.txt 2>&1 && grep -q '^what-if' $W/t.txt &&
+		faulttune tune --from $W/a.dat >$W/a.tune 2>&1 && faulttune tune --from $W/t.dat >$W/t.tune 2>&1 &&
+		grep -q '^recommendation: ' $W/a.tune && grep -q '^recommendation: ' $W/t.tune
+	t $? "report and tune --from read the summaries and the trio"
+	faulttune record --trio=x -o $W/x.dat true >$W/x.out 2>$W/x.err
+	[ $? = 2 ] && [ ! -e $W/x.dat ] && [ "$(wc -l < $W/x.err)" -ge 1 ] && grep -q -- "--trio" $W/x.err
+	t $? "record --trio=x refused, naming the option, nothing written"
+else
+	skip "record: the summary events" "kernel without hugetlb_fault_mutex_hold"
+fi
+
 # 2. true sharing: contended acquisitions must be classified as sharing
 faulttune record -o $W/s.dat -b 4096 -- faulttune bench -w share -t 4 -s 32M -r 2 >/dev/null 2>&1
 faulttune report --json $W/s.dat >$W/s.json 2>/dev/null

@@ -12,8 +12,8 @@ T=/sys/kernel/tracing
 KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
 . "$(dirname "$0")/lib.sh"
 
-HEV="hugetlb_fault_mutex_start_locking hugetlb_fault_mutex_acquire_returned hugetlb_fault_mutex_released hugetlb_fault_mutex_resize"
-MEV="memtype_lock_start_locking memtype_lock_acquire_returned memtype_lock_released"
+HEV="hugetlb_fault_mutex_start_locking hugetlb_fault_mutex_acquire_returned hugetlb_fault_mutex_released hugetlb_fault_mutex_hold hugetlb_fault_mutex_resize"
+MEV="memtype_lock_start_locking memtype_lock_acquire_returned memtype_lock_released memtype_lock_hold"
 
 if [ ! -d $T/events/hugetlb ]; then
 	echo "1..1"
@@ -172,6 +172,77 @@ sed -n '1,30p' $A/hist | sed 's/^/# /'
 echo '!hist:keys=bucket:vals=hitcount,wait_ns' > $A/trigger
 echo '!hist:keys=op:vals=hitcount,hold_ns' > $R/trigger
 
+# --- the summary: hugetlb_fault_mutex_hold, one event after each unlock -----------
+# Every field of every event checked: the hex widths of mapping and hash,
+# bucket against hash and nbuckets, nbuckets against the knob, the op, and
+# contended, wait_ns and hold_ns as numbers with hold_ns > 0.
+for e in start_locking acquire_returned released; do
+	echo 0 > $I/events/hugetlb/hugetlb_fault_mutex_$e/enable
+done
+echo 1 > $I/events/hugetlb/hugetlb_fault_mutex_hold/enable
+nb=$(cat $KNOB 2>/dev/null)
+hold_fields() { # op -> bad lines among the hold events of /tmp/tr.$$, "good bad"
+	good=0 bad=0
+	while read -r m i h b n o c w hd; do
+		if [ "${m#mapping=0x}" != "$m" ] && [ "${i#index=}" != "$i" ] &&
+		   [ ${#h} = 15 ] && [ "${h#hash=0x}" != "$h" ] &&
+		   [ "${n#nbuckets=}" = "${nb:-${n#nbuckets=}}" ] &&
+		   [ $(( ${h#hash=} & (${n#nbuckets=} - 1) )) = "${b#bucket=}" ] &&
+		   [ "$o" = "op=$1" ] &&
+		   { [ "$c" = contended=0 ] || [ "$c" = contended=1 ]; } &&
+		   [ "${w#wait_ns=}" -ge 0 ] 2>/dev/null && [ "${hd#hold_ns=}" -gt 0 ] 2>/dev/null; then
+			good=$((good + 1))
+		else
+			bad=$((bad + 1))
+			echo "# bad: $m $i $h $b $n $o $c $w $hd" >&2
+		fi
+	done <<EOF
+$(sed -n "s/.*hugetlb_fault_mutex_hold: \(.* op=$1 .*\)/\1/p" /tmp/tr.$$)
+EOF
+	echo "$good $bad"
+}
+run_traced ft_hugetlb fault $N
+set -- $(hold_fields fault)
+check "summary only: $N faults give $N hold events, op=fault, every field well-formed ($1 good, $2 bad)" [ "$1" -eq $N -a "$2" -eq 0 ]
+c=$(grep -c "hugetlb_fault_mutex_\(start_locking\|acquire_returned\|released\):" /tmp/tr.$$)
+check "summary only: no step event recorded ($c)" [ "$c" -eq 0 ]
+grep hugetlb_fault_mutex_hold: /tmp/tr.$$ | head -2 | sed 's/^/# /'
+run_traced ft_hugetlb contend 40
+c=$(grep -c "hugetlb_fault_mutex_hold: .* contended=1 wait_ns=[1-9][0-9]* hold_ns=[1-9]" /tmp/tr.$$)
+check "summary: two threads on one page: contended=1 with wait_ns > 0 ($c times)" [ "$c" -ge 1 ]
+run_traced ft_hugetlb uffd 4
+c=$(count hugetlb_fault_mutex_hold uffd_copy)
+check "summary: UFFDIO_COPY of 4 pages: op=uffd_copy ($c)" [ "$c" -ge 4 ]
+c=$(count hugetlb_fault_mutex_hold userfault)
+check "summary: faults handed to userfaultfd report op=userfault ($c)" [ "$c" -ge 4 ]
+run_traced ft_hugetlb fallocate 4
+set -- $(hold_fields fallocate)
+check "summary: fallocate of 4 pages: 4 well-formed op=fallocate ($1 good, $2 bad)" [ "$1" -eq 4 -a "$2" -eq 0 ]
+run_traced ft_hugetlb punch 4
+set -- $(hold_fields punch)
+check "summary: hole punch: 4 well-formed op=punch ($1 good, $2 bad)" [ "$1" -eq 4 -a "$2" -eq 0 ]
+
+# With the trio on as well, each summary repeats its acquisition's numbers:
+# the same clock reads give acquire_returned's wait_ns and released's
+# hold_ns, and it follows its released event.
+enable_lock_events
+run_traced ft_hugetlb fault 8
+awk '
+	/hugetlb_fault_mutex_acquire_returned:/ { split($0, a, "wait_ns="); w[$1] = a[2] + 0; c[$1] = ($0 ~ /contended=1/) }
+	/hugetlb_fault_mutex_released:/ { split($0, a, "hold_ns="); h[$1] = a[2] + 0; rel[$1] = 1 }
+	/hugetlb_fault_mutex_hold:/ {
+		n++
+		split($0, a, "wait_ns="); split(a[2], b, " "); sw = b[1] + 0
+		split($0, a, "hold_ns="); sh = a[2] + 0
+		if (rel[$1] && sw == w[$1] && sh == h[$1] && ($0 ~ /contended=1/) == c[$1]) same++
+		rel[$1] = 0
+	}
+	END { printf "%d %d\n", n, same }' /tmp/tr.$$ > /tmp/sum.$$
+set -- $(cat /tmp/sum.$$)
+check "trio and summary together: every summary ($1) repeats its trio's contended, wait_ns and hold_ns, after its released ($2)" [ "$1" -ge 8 -a "$1" = "$2" ]
+rm -f /tmp/sum.$$
+echo 0 > $I/events/hugetlb/hugetlb_fault_mutex_hold/enable
+
 # --- memtype op=lookup: vfio-pci faults on ivshmem's BAR2 -------------------------
 # faulttune bench -w memtype-lookup -t 1 -s 64K -i 1 -r 1 faults the 16
 # pages of the BAR's first 64 KiB three times (fill, timed pass, read-back
@@ -212,6 +283,17 @@ lookup_events() {
 		[ $((e)) = $((s + 4096)) ] && [ "$h" -lt 1000000000 ] || relbad=$((relbad + 1))
 	done < /tmp/lr.$$
 	check "op=lookup: 48 releases, hold_ns < 1 s ($rel, $relbad bad)" [ $rel = 48 -a $relbad = 0 ]
+	sed -n 's/.*memtype_lock_hold: op=lookup start=\(0x[0-9a-f]*\) end=\(0x[0-9a-f]*\) contended=\([01]\) wait_ns=\([0-9]*\) hold_ns=\([1-9][0-9]*\)$/\1 \2 \3 \4 \5/p' \
+		/tmp/tr.$$ > /tmp/lh.$$
+	sum=0 sumbad=0
+	while read -r s e c w h; do
+		[ $((s)) -ge $bar ] && [ $((s)) -lt $((bar + 65536)) ] || continue
+		sum=$((sum + 1))
+		[ $((s & 4095)) = 0 ] && [ $((e)) = $((s + 4096)) ] &&
+			[ "$w" -lt 1000000000 ] && [ "$h" -lt 1000000000 ] || sumbad=$((sumbad + 1))
+	done < /tmp/lh.$$
+	check "op=lookup: 48 memtype_lock_hold summaries, range, contended, wait_ns, hold_ns > 0 ($sum, $sumbad bad)" [ $sum = 48 -a $sumbad = 0 ]
+	rm -f /tmp/lh.$$
 	grep "op=lookup" /tmp/tr.$$ | head -3 | sed 's/^/# /'
 	rm -f /tmp/lk.$$ /tmp/lr.$$ /tmp/vfio.$$
 }
@@ -233,6 +315,12 @@ if [ -d $I/events/memtype ]; then
 		a=$(grep -c "memtype_lock_acquire_returned:" /tmp/tr.$$)
 		r=$(grep -c "memtype_lock_released:" /tmp/tr.$$)
 		check "memtype acquires ($a) equal releases ($r)" [ "$a" -eq "$r" ]
+		h=$(grep -c "memtype_lock_hold: op=[a-z]* start=0x[0-9a-f]* end=0x[0-9a-f]* contended=[01] wait_ns=[0-9]* hold_ns=[1-9][0-9]*$" /tmp/tr.$$)
+		check "memtype: one well-formed memtype_lock_hold per release ($h of $r)" [ "$h" -eq "$r" ]
+		for op in reserve free list; do
+			c=$(grep -c "memtype_lock_hold: op=$op " /tmp/tr.$$)
+			check "memtype_lock_hold op=$op fires on $res ($c)" [ "$c" -ge 1 ]
+		done
 	else
 		skip "memtype events on a PCI BAR" "no PCI resource files"
 	fi
@@ -250,6 +338,19 @@ if command -v trace-cmd > /dev/null; then
 		grep hugetlb_fault_mutex /tmp/tcr.$$ | head -6 | sed 's/^/# /'
 	else
 		nok "trace-cmd record -e hugetlb -e memtype"
+		sed 's/^/# /' /tmp/tc.$$ /tmp/tcr.$$ 2>/dev/null | tail -5
+	fi
+	# the summary alone, every field as the kernel prints it
+	if trace-cmd record -q -o /tmp/ft.dat -e hugetlb:hugetlb_fault_mutex_hold ft_hugetlb fault 4 > /tmp/tc.$$ 2>&1 &&
+	   trace-cmd report -i /tmp/ft.dat > /tmp/tcr.$$ 2>&1; then
+		# the faults, then the truncate at exit (op=punch)
+		c=$(grep -cE " hugetlb_fault_mutex_hold: +mapping=0x[0-9a-f]+ index=[0-9]+ hash=0x[0-9a-f]{8} bucket=[0-9]+ nbuckets=${nb:-[0-9]+} op=(fault|punch) contended=[01] wait_ns=[0-9]+ hold_ns=[1-9][0-9]*$" /tmp/tcr.$$)
+		f=$(grep -c "hugetlb_fault_mutex_hold: .* op=fault " /tmp/tcr.$$)
+		a=$(grep -c "hugetlb_fault_mutex_" /tmp/tcr.$$)
+		check "trace-cmd report prints hugetlb_fault_mutex_hold with every field ($c of $a events, $f faults)" [ "$f" -ge 4 -a "$c" = "$a" ]
+		grep hugetlb_fault_mutex_hold /tmp/tcr.$$ | head -2 | sed 's/^/# /'
+	else
+		nok "trace-cmd record -e hugetlb:hugetlb_fault_mutex_hold"
 		sed 's/^/# /' /tmp/tc.$$ /tmp/tcr.$$ 2>/dev/null | tail -5
 	fi
 	rm -f /tmp/ft.dat /tmp/tc.$$ /tmp/tcr.$$

@@ -647,6 +647,57 @@ static void feed_contention(struct ft_analysis *a, const struct ft_event *ev)
 	stats_acquire(a, &a->call, 1, wait, 0);
 }
 
+static void feed_lock(struct ft_analysis *a, const struct ft_event *ev)
+{
+	if (ev->lock == FT_LK_HUGETLB)
+		feed_hugetlb(a, ev);
+	else
+		feed_memtype(a, ev);
+}
+
+/*
+ * A *_hold summary is one whole acquisition, emitted after the release:
+ * the release is at its timestamp, the acquisition hold_ns before it and
+ * the request wait_ns before that.  It is fed as the start, acquire and
+ * release it stands for, so that the statistics, the holds of the model
+ * and the what-if read one form.  A recording with both forms of a lock
+ * (trace-cmd record -e hugetlb enables all of them) is read from the
+ * trio, which it then has for every hold: the summaries are counted and
+ * skipped.
+ */
+static void feed_summary(struct ft_analysis *a, const struct ft_event *ev)
+{
+	struct ft_event e = *ev;
+	uint64_t rel = ev->ts;
+	uint64_t acq = rel - (ev->hold_ns < rel ? ev->hold_ns : rel);
+	uint64_t req = acq - (ev->wait_ns < acq ? ev->wait_ns : acq);
+
+	a->summaries++;
+	if (a->trio_seen[ev->lock]) {
+		a->summaries_skipped++;
+		return;
+	}
+	if (req < a->first_ts)
+		a->first_ts = req;
+	e.kind = FT_EV_START;
+	e.ts = req;
+	e.contended = 0;
+	e.wait_ns = 0;
+	e.hold_ns = 0;
+	feed_lock(a, &e);
+	e.kind = FT_EV_ACQUIRE;
+	e.ts = acq;
+	e.contended = ev->contended;
+	e.wait_ns = ev->wait_ns;
+	feed_lock(a, &e);
+	e.kind = FT_EV_RELEASE;
+	e.ts = rel;
+	e.contended = 0;
+	e.wait_ns = 0;
+	e.hold_ns = ev->hold_ns;
+	feed_lock(a, &e);
+}
+
 void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
 {
 	if (!a->first_ts || ev->ts < a->first_ts)
@@ -670,6 +721,13 @@ void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
 			sk->implausible++;
 		return;
 	}
+	if (ev->kind == FT_EV_HOLD) {
+		if (ev->lock != FT_LK_CONTENTION)
+			feed_summary(a, ev);
+		return;
+	}
+	if (ev->kind <= FT_EV_RELEASE)
+		a->trio_seen[ev->lock] = 1;
 	switch (ev->lock) {
 	case FT_LK_HUGETLB:
 		feed_hugetlb(a, ev);

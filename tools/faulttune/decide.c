@@ -248,28 +248,63 @@ void ft_decision_free(struct ft_decision *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static int add_size(struct ft_decision *d, uint32_t size, int *cap)
+/*
+ * Size `size` into the decision, predicted by both variants, in place:
+ * the arrays stay in ascending size order.  Each size is simulated once.
+ */
+static int add_size(struct ft_decision *d, const struct ft_model *m,
+		    const struct ft_model_opts *mo, uint32_t size)
 {
+	struct ft_model_row row[FT_NLOOP];
+	struct ft_run_pred *rp[FT_NLOOP] = { NULL };
+	size_t nr = d->nruns;
+	int v, k, n = d->nsizes, ret = -1;
 	uint32_t *s;
 
 	if (size_idx(d, size) >= 0)
 		return 0;
-	if (d->nsizes == *cap) {
-		*cap = *cap ? 2 * *cap : 32;
-		s = realloc(d->sizes, *cap * sizeof(*s));
-		if (!s)
-			return -1;
-		d->sizes = s;
+	for (v = 0; v < FT_NLOOP; v++) {
+		struct ft_model_opts o = *mo;
+
+		o.open_loop = v == FT_LOOP_OPEN;
+		rp[v] = calloc(nr, sizeof(*rp[v]));
+		if (!rp[v] || ft_model_predict_runs(m, &o, size, &row[v], rp[v]))
+			goto out;
 	}
-	d->sizes[d->nsizes++] = size;
-	return 0;
-}
+	s = realloc(d->sizes, (n + 1) * sizeof(*s));
+	if (!s)
+		goto out;
+	d->sizes = s;
+	for (v = 0; v < FT_NLOOP; v++) {
+		struct ft_model_row *r = realloc(d->rows[v], (n + 1) * sizeof(*r));
+		struct ft_run_pred *q;
 
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	return (a > b) - (a < b);
+		if (!r)
+			goto out;
+		d->rows[v] = r;
+		q = realloc(d->runs[v], (n + 1) * nr * sizeof(*q));
+		if (!q)
+			goto out;
+		d->runs[v] = q;
+	}
+	for (k = n; k > 0 && d->sizes[k - 1] > size; k--)
+		;
+	memmove(&d->sizes[k + 1], &d->sizes[k], (n - k) * sizeof(*d->sizes));
+	d->sizes[k] = size;
+	for (v = 0; v < FT_NLOOP; v++) {
+		memmove(&d->rows[v][k + 1], &d->rows[v][k],
+			(n - k) * sizeof(*d->rows[v]));
+		d->rows[v][k] = row[v];
+		memmove(&d->runs[v][(k + 1) * nr], &d->runs[v][k * nr],
+			(n - k) * nr * sizeof(*d->runs[v]));
+		memcpy(&d->runs[v][k * nr], rp[v], nr * sizeof(*rp[v]));
+	}
+	d->nsizes = n + 1;
+	ret = 0;
+out:
+	for (v = 0; v < FT_NLOOP; v++)
+		free(rp[v]);
+	return ret;
 }
 
 /*
@@ -284,40 +319,31 @@ static int candidates(struct ft_decision *d, const struct ft_model *m,
 {
 	uint32_t limit = max_size ? max_size : 1u << 16, size, rs, met_at = 0;
 	double cw, f;
-	int cap = 0, i;
+	int i;
 
 	if (limit > FT_MODEL_MAX_SIZE)
 		limit = FT_MODEL_MAX_SIZE;
 	for (size = 1; size && size <= limit; size <<= 1) {
-		struct ft_model_row r[FT_NLOOP];
-		int v, met = 1;
+		int k, v, met = 1;
 
 		if (!max_size && met_at && size > 4 * met_at &&
 		    size > 2 * d->current)
 			break;
-		if (add_size(d, size, &cap))
+		if (add_size(d, m, mo, size))
 			return -1;
-		if (met_at)
-			continue;
-		for (v = 0; v < FT_NLOOP; v++) {
-			struct ft_model_opts o = *mo;
-
-			o.open_loop = v == FT_LOOP_OPEN;
-			if (ft_model_predict(m, &o, size, &r[v]))
-				return -1;
-			met &= r[v].coll_pct <= d->target_pct;
-		}
-		if (met)
+		k = size_idx(d, size);
+		for (v = 0; v < FT_NLOOP; v++)
+			met &= d->rows[v][k].coll_pct <= d->target_pct;
+		if (met && !met_at)
 			met_at = size;
 	}
 	if (d->current && ft_is_pow2(d->current) &&
-	    d->current <= FT_MODEL_MAX_SIZE && add_size(d, d->current, &cap))
+	    d->current <= FT_MODEL_MAX_SIZE && add_size(d, m, mo, d->current))
 		return -1;
 	for (i = 0; i < d->nruns; i++)
 		if (ft_model_run_recorded(m, i, &rs, &cw, &f) && ft_is_pow2(rs) &&
-		    rs <= FT_MODEL_MAX_SIZE && add_size(d, rs, &cap))
+		    rs <= FT_MODEL_MAX_SIZE && add_size(d, m, mo, rs))
 			return -1;
-	qsort(d->sizes, d->nsizes, sizeof(*d->sizes), cmp_u32);
 	return 0;
 }
 
@@ -325,7 +351,7 @@ int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 	      uint32_t current, double target_pct, uint32_t max_size,
 	      struct ft_decision *d)
 {
-	int v, k, i;
+	int v, i;
 	uint32_t rs;
 
 	memset(d, 0, sizeof(*d));
@@ -345,21 +371,6 @@ int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 	d->lo = calloc(d->nsizes, sizeof(*d->lo));
 	if (!d->up || !d->lo)
 		goto fail;
-	for (v = 0; v < FT_NLOOP; v++) {
-		struct ft_model_opts o = *mo;
-
-		o.open_loop = v == FT_LOOP_OPEN;
-		d->rows[v] = calloc(d->nsizes, sizeof(*d->rows[v]));
-		d->runs[v] = calloc((size_t)d->nsizes * d->nruns,
-				    sizeof(*d->runs[v]));
-		if (!d->rows[v] || !d->runs[v])
-			goto fail;
-		for (k = 0; k < d->nsizes; k++)
-			if (ft_model_predict_runs(m, &o, d->sizes[k],
-						  &d->rows[v][k],
-						  d->runs[v] + (size_t)k * d->nruns))
-				goto fail;
-	}
 	for (i = 0; i < d->nruns; i++) {
 		d->meas_k[i] = -1;
 		if (ft_model_run_recorded(m, i, &rs, &d->meas_cw[i],

@@ -36,6 +36,7 @@ enum ft_kind {
 	FT_EV_ACQUIRE,		/* *_acquire_returned, lock:contention_end */
 	FT_EV_RELEASE,		/* *_released */
 	FT_EV_RESIZE,		/* hugetlb_fault_mutex_resize */
+	FT_EV_HOLD,		/* *_hold: a whole acquisition, at its release */
 	FT_EV_MARKER,		/* ftrace:print from trace_marker */
 	FT_EV_STACK,		/* ftrace:kernel_stack (contention fallback) */
 };
@@ -204,6 +205,10 @@ struct ft_analysis {
 	uint64_t nev[FT_LK_NR];
 	uint64_t markers, resizes;
 	uint64_t unpaired_start, unpaired_acquire, unpaired_release;
+	/* *_hold summaries read, and those skipped: the trio of the same
+	 * lock is in the recording too and describes the same holds */
+	uint64_t summaries, summaries_skipped;
+	int trio_seen[FT_LK_NR];
 	uint64_t key_mismatch;	/* release of another key than acquired */
 	uint64_t acquire_nostart;/* uncontended acquire without start event */
 	uint64_t open_at_end;	/* sequences still open when the trace ended */
@@ -398,6 +403,10 @@ struct ft_inst {
 	char name[64];
 	int ncpus;
 	int evset;			/* enum ft_evset */
+	int trio;			/* set before ft_inst_enable(): record the
+					 * start/acquire/release trio even where
+					 * the kernel has the *_hold summaries */
+	int summary;			/* ft_inst_enable() chose the summaries */
 	const char *systems[4];		/* enabled systems, NULL-terminated */
 	int nsys;
 	int lock;			/* owner's flock on the instance dir */

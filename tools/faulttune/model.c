@@ -684,7 +684,8 @@ static void simulate(const struct run *r, int threads, int open_loop,
 /*
  * Enough draws that the mean is steady, few enough that a million-event
  * recording (a third of a million holds) stays well under a second over
- * a dozen sizes: about 2 million simulated holds per size.
+ * a dozen sizes and both variants: about a million simulated holds per
+ * size and variant.
  */
 static int auto_draws(const struct ft_model *m, int threads)
 {
@@ -698,7 +699,7 @@ static int auto_draws(const struct ft_model *m, int threads)
 	}
 	if (work < 1)
 		return 1;
-	d = (int)(2e6 / work);
+	d = (int)(1e6 / work);
 	return d < 4 ? 4 : d > 256 ? 256 : d;
 }
 

@@ -30,8 +30,8 @@ struct ft_evdesc {
 };
 
 enum {
-	D_H_START, D_H_ACQ, D_H_REL, D_H_RESIZE,
-	D_M_START, D_M_ACQ, D_M_REL,
+	D_H_START, D_H_ACQ, D_H_REL, D_H_RESIZE, D_H_HOLD,
+	D_M_START, D_M_ACQ, D_M_REL, D_M_HOLD,
 	D_C_BEGIN, D_C_END, D_PRINT, D_STACK, D_NR
 };
 
@@ -43,9 +43,11 @@ static const struct {
 	{ "hugetlb", "hugetlb_fault_mutex_acquire_returned", FT_LK_HUGETLB, FT_EV_ACQUIRE },
 	{ "hugetlb", "hugetlb_fault_mutex_released", FT_LK_HUGETLB, FT_EV_RELEASE },
 	{ "hugetlb", "hugetlb_fault_mutex_resize", FT_LK_HUGETLB, FT_EV_RESIZE },
+	{ "hugetlb", "hugetlb_fault_mutex_hold", FT_LK_HUGETLB, FT_EV_HOLD },
 	{ "memtype", "memtype_lock_start_locking", FT_LK_MEMTYPE, FT_EV_START },
 	{ "memtype", "memtype_lock_acquire_returned", FT_LK_MEMTYPE, FT_EV_ACQUIRE },
 	{ "memtype", "memtype_lock_released", FT_LK_MEMTYPE, FT_EV_RELEASE },
+	{ "memtype", "memtype_lock_hold", FT_LK_MEMTYPE, FT_EV_HOLD },
 	{ "lock", "contention_begin", FT_LK_CONTENTION, FT_EV_START },
 	{ "lock", "contention_end", FT_LK_CONTENTION, FT_EV_ACQUIRE },
 	{ "ftrace", "print", -1, FT_EV_MARKER },
@@ -420,8 +422,9 @@ static int setup(struct reader *rd, const char *file)
 		if (field_ok(file, e, d->f_buf, 0) ||
 		    field_ok(file, e, d->f_caller, 0))
 			return -1;
-		if (i <= D_H_REL && (!d->f_hash || !d->f_bucket ||
-				     !d->f_nbuckets || !d->f_mapping)) {
+		if ((i <= D_H_REL || i == D_H_HOLD) &&
+		    (!d->f_hash || !d->f_bucket || !d->f_nbuckets ||
+		     !d->f_mapping)) {
 			ft_err("%s: event hugetlb:%s lacks the hash/bucket/"
 			       "nbuckets/mapping fields of the faulttune kernel "
 			       "patches", file, ev_table[i].name);

@@ -236,6 +236,11 @@ static void record_usage(FILE *f)
 "  -b, --buffer KB     ring buffer size per CPU in KB\n"
 "  -d, --duration SEC  without COMMAND: stop after SEC seconds\n"
 "                      (default: until SIGINT)\n"
+"      --trio          record each lock's start_locking, acquire_returned and\n"
+"                      released events instead of its *_hold summary, one\n"
+"                      event per acquisition emitted after the unlock (the\n"
+"                      default where the kernel has it: the trio is emitted\n"
+"                      inside the critical section and lengthens the holds)\n"
 "  -h, --help\n"
 "Records in its own tracefs instance faulttune-<pid>; the command sees\n"
 "FAULTTUNE_MARKER=<path of the instance's trace_marker> for phase markers.\n");
@@ -245,6 +250,7 @@ struct record_opts {
 	const char *out;
 	uint64_t buffer_kb;
 	double duration;
+	int trio;
 	char **cmd;
 };
 
@@ -254,6 +260,7 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "trio", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -277,6 +284,9 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 			if (ft_opt_double("record", "--duration (seconds)", optarg,
 					  0.001, 1e7, &o->duration))
 				return -1;
+			break;
+		case 'T':
+			o->trio = 1;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -376,6 +386,7 @@ int cmd_record(int argc, char **argv)
 	ft_cleanup_stale(0);
 	if (ft_inst_create(&fi, o.buffer_kb))
 		return 1;
+	fi.trio = o.trio;
 	if (ft_inst_enable(&fi, 0))
 		goto out;
 	cap = ft_capture_start(&fi, o.out);

@@ -313,6 +313,50 @@ static int have_system(struct ft_inst *fi, const char *sys)
 	return ok;
 }
 
+static int have_event(struct ft_inst *fi, const char *sys, const char *name)
+{
+	return tracefs_event_file_exists(fi->inst, sys, name, "format");
+}
+
+/*
+ * The events of one lock that faulttune records: its *_hold summary where
+ * the kernel has it (one event per acquisition, emitted after the unlock,
+ * so the recorder adds nothing to the holds it measures), else or on
+ * request (fi->trio) the start_locking/acquire_returned/released trio, which
+ * is emitted inside the critical section.  Never both: they describe the
+ * same holds.  NULL-terminated; returns 0, or -1 if one cannot be enabled.
+ */
+static int enable_lock_events(struct ft_inst *fi, const char *sys,
+			      const char *const *summary,
+			      const char *const *trio)
+{
+	const char *const *ev = summary;
+
+	if (fi->trio || !have_event(fi, sys, summary[0]))
+		ev = trio;
+	else
+		fi->summary = 1;
+	for (; *ev; ev++)
+		if (have_event(fi, sys, *ev) &&
+		    tracefs_event_enable(fi->inst, sys, *ev))
+			return -1;
+	return 0;
+}
+
+static const char *const hugetlb_summary[] = {
+	"hugetlb_fault_mutex_hold", "hugetlb_fault_mutex_resize", NULL
+};
+static const char *const hugetlb_trio[] = {
+	"hugetlb_fault_mutex_start_locking",
+	"hugetlb_fault_mutex_acquire_returned",
+	"hugetlb_fault_mutex_released", "hugetlb_fault_mutex_resize", NULL
+};
+static const char *const memtype_summary[] = { "memtype_lock_hold", NULL };
+static const char *const memtype_trio[] = {
+	"memtype_lock_start_locking", "memtype_lock_acquire_returned",
+	"memtype_lock_released", NULL
+};
+
 /*
  * Probe for the events, not for kernel versions: the faulttune events if
  * the kernel has them, else lock:contention_begin/end.
@@ -320,15 +364,17 @@ static int have_system(struct ft_inst *fi, const char *sys)
 int ft_inst_enable(struct ft_inst *fi, int quiet)
 {
 	int h = have_system(fi, "hugetlb") &&
-		tracefs_event_file_exists(fi->inst, "hugetlb",
-			"hugetlb_fault_mutex_acquire_returned", "format");
+		have_event(fi, "hugetlb", "hugetlb_fault_mutex_acquire_returned");
 	int m = have_system(fi, "memtype");
 
 	fi->nsys = 0;
+	fi->summary = 0;
 	if (h || m) {
-		if (h && tracefs_event_enable(fi->inst, "hugetlb", NULL) == 0)
+		if (h && !enable_lock_events(fi, "hugetlb", hugetlb_summary,
+					     hugetlb_trio))
 			fi->systems[fi->nsys++] = "hugetlb";
-		if (m && tracefs_event_enable(fi->inst, "memtype", NULL) == 0)
+		if (m && !enable_lock_events(fi, "memtype", memtype_summary,
+					     memtype_trio))
 			fi->systems[fi->nsys++] = "memtype";
 		if (!fi->nsys) {
 			ft_err("cannot enable the hugetlb/memtype events");

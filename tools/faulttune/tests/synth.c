@@ -7,7 +7,7 @@
  * events.  Prints the expected numbers as key=value lines.
  *
  * Used by tests/unit.c; built alone (make tests/synth) it is a generator:
- * usage: synth OUT.dat [tasks rounds nbuckets]
+ * usage: synth OUT.dat [tasks rounds nbuckets [trio|summary]]
  */
 #include <stdio.h>
 #include <stdint.h>
@@ -67,7 +67,9 @@ static const char header_event[] =
 #define MARGS "__print_symbolic(REC->op, { 0, \"reserve\" }, { 1, \"free\" }, " \
 	"{ 2, \"lookup\" }, { 3, \"list\" }), REC->start, REC->end"
 
-enum { E_HS = 1001, E_HA, E_HR, E_HZ, E_MS, E_MA, E_MR };
+enum { E_HS = 1001, E_HA, E_HR, E_HZ, E_MS, E_MA, E_MR, E_HH, E_MH };
+
+int synth_summary;
 
 static const char fmt_hs[] =
 "name: hugetlb_fault_mutex_start_locking\nID: 1001\nformat:\n" COMMON HFIELDS
@@ -104,12 +106,38 @@ static const char fmt_mr[] =
 "\tfield:u64 hold_ns;\toffset:32;\tsize:8;\tsigned:0;\n"
 "\nprint fmt: \"" MPRINT " hold_ns=%llu\", " MARGS ", REC->hold_ns\n";
 
+/* the summaries, laid out as the kernel lays them out: u8 op and contended */
+static const char fmt_hh[] =
+"name: hugetlb_fault_mutex_hold\nID: 1008\nformat:\n" COMMON
+"\tfield:unsigned long mapping;\toffset:8;\tsize:8;\tsigned:0;\n"
+"\tfield:unsigned long index;\toffset:16;\tsize:8;\tsigned:0;\n"
+"\tfield:u64 wait_ns;\toffset:24;\tsize:8;\tsigned:0;\n"
+"\tfield:u64 hold_ns;\toffset:32;\tsize:8;\tsigned:0;\n"
+"\tfield:u32 hash;\toffset:40;\tsize:4;\tsigned:0;\n"
+"\tfield:u32 bucket;\toffset:44;\tsize:4;\tsigned:0;\n"
+"\tfield:u32 nbuckets;\toffset:48;\tsize:4;\tsigned:0;\n"
+"\tfield:u8 op;\toffset:52;\tsize:1;\tsigned:0;\n"
+"\tfield:u8 contended;\toffset:53;\tsize:1;\tsigned:0;\n"
+"\nprint fmt: \"" HPRINT " contended=%u wait_ns=%llu hold_ns=%llu\", " HARGS
+", REC->contended, REC->wait_ns, REC->hold_ns\n";
+static const char fmt_mh[] =
+"name: memtype_lock_hold\nID: 1009\nformat:\n" COMMON
+"\tfield:u64 start;\toffset:8;\tsize:8;\tsigned:0;\n"
+"\tfield:u64 end;\toffset:16;\tsize:8;\tsigned:0;\n"
+"\tfield:u64 wait_ns;\toffset:24;\tsize:8;\tsigned:0;\n"
+"\tfield:u64 hold_ns;\toffset:32;\tsize:8;\tsigned:0;\n"
+"\tfield:u8 op;\toffset:40;\tsize:1;\tsigned:0;\n"
+"\tfield:u8 contended;\toffset:41;\tsize:1;\tsigned:0;\n"
+"\nprint fmt: \"" MPRINT " contended=%u wait_ns=%llu hold_ns=%llu\", " MARGS
+", REC->contended, REC->wait_ns, REC->hold_ns\n";
+
 struct sev {
 	uint64_t ts;
 	int cpu, pid, id;
 	uint64_t a, b;		/* mapping/index or start/end */
 	uint32_t hash, bucket, nb, op, contended;
 	uint64_t x;		/* wait_ns / hold_ns / duration */
+	uint64_t hold;		/* the summaries' hold_ns (x: wait_ns) */
 	uint32_t old_nb, new_nb;
 	int seq;
 };
@@ -167,6 +195,25 @@ static int payload(const struct sev *e, unsigned char *p)
 			return 56;
 		}
 		w8(p + 40, e->x);
+		return 48;
+	case E_HH:
+		w8(p + 8, e->a);
+		w8(p + 16, e->b);
+		w8(p + 24, e->x);
+		w8(p + 32, e->hold);
+		w4(p + 40, e->hash);
+		w4(p + 44, e->bucket);
+		w4(p + 48, e->nb);
+		p[52] = e->op;
+		p[53] = e->contended;
+		return 56;
+	case E_MH:
+		w8(p + 8, e->a);
+		w8(p + 16, e->b);
+		w8(p + 24, e->x);
+		w8(p + 32, e->hold);
+		p[40] = e->op;
+		p[41] = e->contended;
 		return 48;
 	case E_HZ:
 		w4(p + 8, e->old_nb);
@@ -265,6 +312,16 @@ int synth_write(const char *out, int tasks, int rounds, uint32_t nb,
 			int pid = 2000 + t;
 			struct sev *e;
 
+			if (synth_summary) {
+				e = add(at + hold, pid, E_HH);
+				e->a = mapping; e->b = idx; e->hash = h; e->bucket = b;
+				e->nb = nb;
+				e->op = r % 7 == 3 ? FT_HOP_FALLOCATE : FT_HOP_FAULT;
+				e->contended = at > req;
+				e->x = at - req;
+				e->hold = hold;
+				goto counted;
+			}
 			e = add(req, pid, E_HS);
 			e->a = mapping; e->b = idx; e->hash = h; e->bucket = b; e->nb = nb;
 			e->op = r % 7 == 3 ? FT_HOP_FALLOCATE : FT_HOP_FAULT;
@@ -277,6 +334,7 @@ int synth_write(const char *out, int tasks, int rounds, uint32_t nb,
 			e->a = mapping; e->b = idx; e->hash = h; e->bucket = b; e->nb = nb;
 			e->op = ev[nev - 2].op;
 			e->x = hold;
+counted:
 			acq++;
 			if (at > req) {
 				contended++;
@@ -298,6 +356,14 @@ int synth_write(const char *out, int tasks, int rounds, uint32_t nb,
 			uint64_t ts = 1000 + (uint64_t)r * 100000 + 50000;
 			struct sev *e;
 
+			if (synth_summary) {
+				e = add(ts + 500, 3000, E_MH);
+				e->a = 0xfd000000; e->b = 0xfd001000;
+				e->op = FT_MOP_LOOKUP;
+				e->contended = 1; e->x = 200; e->hold = 300;
+				mt++;
+				continue;
+			}
 			e = add(ts, 3000, E_MS);
 			e->a = 0xfd000000; e->b = 0xfd001000; e->op = FT_MOP_LOOKUP;
 			e = add(ts + 200, 3000, E_MA);
@@ -329,16 +395,18 @@ int synth_write(const char *out, int tasks, int rounds, uint32_t nb,
 	put32(f, 0);			/* ftrace formats */
 	put32(f, 2);			/* systems */
 	put(f, "hugetlb", 8);
-	put32(f, 4);
+	put32(f, 5);
 	putfmt(f, fmt_hs);
 	putfmt(f, fmt_ha);
 	putfmt(f, fmt_hr);
 	putfmt(f, fmt_hz);
+	putfmt(f, fmt_hh);
 	put(f, "memtype", 8);
-	put32(f, 3);
+	put32(f, 4);
 	putfmt(f, fmt_ms);
 	putfmt(f, fmt_ma);
 	putfmt(f, fmt_mr);
+	putfmt(f, fmt_mh);
 	put32(f, 0);			/* kallsyms */
 	put32(f, 0);			/* printk */
 	putfmt(f, "2000 synth\n");	/* cmdlines */
@@ -377,10 +445,16 @@ int main(int argc, char **argv)
 {
 	struct synth_expect x;
 
+	if (argc > 5 && strcmp(argv[5], "trio") && strcmp(argv[5], "summary")) {
+		fprintf(stderr, "synth: the form is trio or summary, not '%s'\n",
+			argv[5]);
+		return 2;
+	}
+	synth_summary = argc > 5 && !strcmp(argv[5], "summary");
 	if (argc < 2 || synth_write(argv[1], argc > 2 ? atoi(argv[2]) : 4,
 				    argc > 3 ? atoi(argv[3]) : 50,
 				    argc > 4 ? atoi(argv[4]) : 8, &x)) {
-		fprintf(stderr, "usage: synth OUT.dat [tasks rounds nbuckets]\n");
+		fprintf(stderr, "usage: synth OUT.dat [tasks rounds nbuckets [trio|summary]]\n");
 		return 2;
 	}
 	printf("events=%llu\nhugetlb=%llu\nmemtype=%llu\nacquisitions=%llu\n"

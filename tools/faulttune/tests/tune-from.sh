@@ -43,6 +43,18 @@ t $? "--threads 64 recommends more than the recorded 4 tasks ($r64 > $r4)"
 grep -q '64 simulated threads' $W/64.txt
 t $? "--threads says it simulates"
 
+# the same run recorded as *_hold summaries: the same model and advice
+# (the first line names the file; report's second counts the events)
+"$SYNTH" $W/s.dat 4 50 8 summary >/dev/null &&
+	"$FT" tune --from $W/s.dat >$W/s.txt 2>&1 &&
+	grep -q '^recommendation: ' $W/s.txt &&
+	[ "$(sed 1d $W/s.txt | md5sum)" = "$(sed 1d $W/1.txt | md5sum)" ]
+t $? "tune --from a recording of summaries: the trio's output"
+"$FT" report $W/s.dat >$W/s.rep 2>&1 && "$FT" report $W/a.dat >$W/a.rep 2>&1 &&
+	grep -q '^what-if' $W/s.rep && grep -q '^events: hugetlb 201, memtype 10,' $W/s.rep &&
+	[ "$(sed 1,2d $W/s.rep | md5sum)" = "$(sed 1,2d $W/a.rep | md5sum)" ]
+t $? "report of the summaries: the trio's report, one event per hold"
+
 refused --from $W/a.dat -T nan
 t $? "--target nan refused"
 refused --from $W/a.dat -T 0x1

@@ -54,6 +54,18 @@ static void hold(struct ft_analysis *a, int pid, uint64_t req, uint64_t acq,
 	hev(a, FT_EV_RELEASE, pid, rel, m, i, hash, nb, 0, 0, rel - acq, op);
 }
 
+/*
+ * The same hold as hugetlb_fault_mutex_hold reports it: one event at the
+ * release, with the wait and the hold.
+ */
+static void summary(struct ft_analysis *a, int pid, uint64_t req, uint64_t acq,
+		    uint64_t rel, uint64_t m, uint64_t i, uint32_t hash,
+		    uint32_t nb, uint32_t op)
+{
+	hev(a, FT_EV_HOLD, pid, rel, m, i, hash, nb, acq > req, acq - req,
+	    rel - acq, op);
+}
+
 /* ---- tests ---- */
 
 static void test_percentiles(void)
@@ -298,6 +310,134 @@ static void test_classification(void)
 		EQ(ft_hist_percentile(&b->st.hold, 99), 100);
 	}
 	EQ(a.buckets.n, 2);
+	ft_analysis_free(&a);
+}
+
+/*
+ * The *_hold summaries give what the trio gives: the classification, the
+ * histograms, the holds of the model and the what-if, for the streams of
+ * test_classification() and test_whatif() (summaries in release order).
+ */
+static void test_summary(void)
+{
+	struct ft_analysis a, t;
+	struct ft_whatif_row *w, *wt;
+	size_t k;
+	int n, nt, i;
+
+	ft_analysis_init(&a);
+	summary(&a, 1, 0, 0, 100, 0xA000, 1, 0x13, 16, FT_HOP_FAULT);
+	summary(&a, 2, 50, 100, 200, 0xB000, 2, 0x23, 16, FT_HOP_FAULT);
+	summary(&a, 3, 150, 200, 260, 0xB000, 2, 0x23, 16, FT_HOP_WP);
+	hev(&a, FT_EV_HOLD, 4, 400, 0xC000, 3, 0x35, 16, 1, 40, 60, 0);
+	ft_analysis_finish(&a);
+	EQ(a.summaries, 4);
+	EQ(a.summaries_skipped, 0);
+	EQ(a.hall.acq, 4);
+	EQ(a.hall.contended, 3);
+	EQ(a.hall.collisions, 1);
+	EQ(a.hall.coll_wait, 50);
+	EQ(a.hall.sharing, 1);
+	EQ(a.hall.share_wait, 50);
+	EQ(a.hall.unknown, 1);
+	EQ(a.hall.wait_total, 140);
+	EQ(a.hall.releases, 4);
+	EQ(ft_hist_percentile(&a.hall.hold, 100), 100);
+	EQ(a.hop[FT_HOP_WP].sharing, 1);
+	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
+	EQ(a.nholds, 4);
+	if (a.nholds == 4) {
+		/* request, acquire and release times follow from the event */
+		EQ(a.holds[3].req_ts, 300);
+		EQ(a.holds[3].acq_ts, 340);
+		EQ(a.holds[3].rel_ts, 400);
+		EQ(a.holds[1].req_ts, 50);
+		EQ(a.holds[1].acq_ts, 100);
+	}
+	ft_analysis_free(&a);
+
+	/* the recorded time starts at the first request, not its summary */
+	ft_analysis_init(&a);
+	summary(&a, 1, 700, 800, 1000, 0xA, 1, 0x1, 4, 0);
+	ft_analysis_finish(&a);
+	EQ(a.first_ts, 700);
+	EQ(a.last_ts, 1000);
+	ft_analysis_free(&a);
+
+	/* the what-if of test_whatif(), from summaries and from the trio */
+	ft_analysis_init(&a);
+	ft_analysis_init(&t);
+	summary(&a, 1, 0, 0, 100, 0x1, 1, 0x0, 2, 0);
+	summary(&a, 3, 120, 120, 130, 0x1, 1, 0x0, 2, 0);
+	summary(&a, 2, 50, 50, 150, 0x2, 2, 0x1, 2, 0);
+	summary(&a, 4, 140, 150, 160, 0x2, 2, 0x1, 2, 0);
+	hold(&t, 1, 0, 0, 100, 0x1, 1, 0x0, 2, 0);
+	hold(&t, 2, 50, 50, 150, 0x2, 2, 0x1, 2, 0);
+	hold(&t, 3, 120, 120, 130, 0x1, 1, 0x0, 2, 0);
+	hold(&t, 4, 140, 150, 160, 0x2, 2, 0x1, 2, 0);
+	ft_analysis_finish(&a);
+	ft_analysis_finish(&t);
+	n = ft_whatif(&a, 4, &w);
+	nt = ft_whatif(&t, 4, &wt);
+	EQ(n, 3);
+	EQ(nt, 3);
+	for (i = 0; i < n && i < nt; i++) {
+		EQ(w[i].collisions, wt[i].collisions);
+		EQ(w[i].coll_wait_ns, wt[i].coll_wait_ns);
+		EQ(w[i].sharing, wt[i].sharing);
+		EQ(w[i].share_wait_ns, wt[i].share_wait_ns);
+	}
+	if (n == 3) {
+		EQ(w[0].collisions, 2);
+		EQ(w[0].coll_wait_ns, 80);
+	}
+	free(w);
+	free(wt);
+	for (k = 0; k < a.nholds && k < t.nholds; k++) {
+		EQ(a.holds[k].req_ts, t.holds[k].req_ts);
+		EQ(a.holds[k].rel_ts, t.holds[k].rel_ts);
+	}
+	ft_analysis_free(&a);
+	ft_analysis_free(&t);
+
+	/*
+	 * Both forms of one lock (trace-cmd record -e hugetlb): read from the
+	 * trio, the summaries counted and skipped; memtype, which has only
+	 * summaries here, read from them.
+	 */
+	ft_analysis_init(&a);
+	hev(&a, FT_EV_START, 1, 0, 0xA, 1, 0x1, 4, 0, 0, 0, 0);
+	hev(&a, FT_EV_ACQUIRE, 1, 10, 0xA, 1, 0x1, 4, 1, 10, 0, 0);
+	hev(&a, FT_EV_RELEASE, 1, 30, 0xA, 1, 0x1, 4, 0, 0, 20, 0);
+	hev(&a, FT_EV_HOLD, 1, 31, 0xA, 1, 0x1, 4, 1, 10, 20, 0);
+	{
+		struct ft_event ev = { .lock = FT_LK_MEMTYPE, .pid = 9,
+				       .op = FT_MOP_LOOKUP, .kind = FT_EV_HOLD,
+				       .ts = 50, .contended = 1, .wait_ns = 4,
+				       .hold_ns = 6 };
+
+		ft_analysis_feed(&a, &ev);
+	}
+	ft_analysis_finish(&a);
+	EQ(a.hall.acq, 1);
+	EQ(a.hall.releases, 1);
+	EQ(a.nholds, 1);
+	EQ(a.summaries, 2);
+	EQ(a.summaries_skipped, 1);
+	EQ(a.mop[FT_MOP_LOOKUP].acq, 1);
+	EQ(a.mop[FT_MOP_LOOKUP].contended, 1);
+	EQ(a.mop[FT_MOP_LOOKUP].wait_total, 4);
+	EQ(ft_hist_percentile(&a.mop[FT_MOP_LOOKUP].hold, 50), 6);
+	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
+	ft_analysis_free(&a);
+
+	/* a summary with an implausible hold is counted, not fed */
+	ft_analysis_init(&a);
+	hev(&a, FT_EV_HOLD, 1, 100, 0xA, 1, 0x1, 4, 0, 0,
+	    FT_IMPLAUSIBLE_NS + 1, 0);
+	ft_analysis_finish(&a);
+	EQ(a.hall.acq, 0);
+	EQ(a.nholds, 0);
 	ft_analysis_free(&a);
 }
 
@@ -969,6 +1109,109 @@ static void test_synth_file(void)
 }
 
 /*
+ * The same simulated run written as *_hold summaries and as the trio: both
+ * readers give the same statistics, holds and what-if from either, and
+ * trace-cmd report prints every summary with its fields.
+ */
+static void test_synth_summary(void)
+{
+	char pt[] = "/tmp/faulttune-trio-XXXXXX", ps[] = "/tmp/faulttune-summ-XXXXXX";
+	struct synth_expect xt, xs;
+	struct ft_analysis t, a, b;
+	struct ft_whatif_row *wt = NULL, *ws = NULL;
+	char cmd[512], line[64];
+	size_t k, diff = 0;
+	int fdt = mkstemp(pt), fds = mkstemp(ps), nt, ns, i;
+	FILE *p;
+
+	CHECK(fdt >= 0 && fds >= 0, "mkstemp");
+	if (fdt < 0 || fds < 0)
+		return;
+	close(fdt);
+	close(fds);
+	synth_summary = 0;
+	EQ(synth_write(pt, 4, 50, 8, &xt), 0);
+	synth_summary = 1;
+	EQ(synth_write(ps, 4, 50, 8, &xs), 0);
+	synth_summary = 0;
+	EQ(xs.acq, xt.acq);
+	EQ(xs.hugetlb, xs.acq + 1);	/* one summary each, and the resize */
+	ft_analysis_init(&t);
+	ft_analysis_init(&a);
+	ft_analysis_init(&b);
+	EQ(ft_read_tracedat(pt, &t), 0);
+	EQ(ft_read_tracedat(ps, &a), 0);
+	setenv("FAULTTUNE_LIBTRACECMD", "1", 1);
+	EQ(ft_read_tracedat(ps, &b), 0);
+	unsetenv("FAULTTUNE_LIBTRACECMD");
+	EQ(a.summaries, xs.hugetlb - 1 + xs.memtype);
+	EQ(a.summaries_skipped, 0);
+	EQ(a.nev[FT_LK_HUGETLB], xs.hugetlb);
+	EQ(a.hall.acq, xt.acq);
+	EQ(a.hall.contended, xt.contended);
+	EQ(a.hall.collisions, xt.collisions);
+	EQ(a.hall.sharing, xt.sharing);
+	EQ(a.hall.unknown, xt.unknown);
+	EQ(a.hall.coll_wait, xt.coll_wait);
+	EQ(a.hall.wait_total, t.hall.wait_total);
+	EQ(ft_hist_percentile(&a.hall.hold, 50), ft_hist_percentile(&t.hall.hold, 50));
+	EQ(a.hop[FT_HOP_FALLOCATE].acq, t.hop[FT_HOP_FALLOCATE].acq);
+	EQ(a.mop[FT_MOP_LOOKUP].acq, t.mop[FT_MOP_LOOKUP].acq);
+	EQ(a.mall.wait_total, t.mall.wait_total);
+	EQ(a.resizes, 1);
+	EQ(a.hash_mismatch + a.jhash_mismatch, 0);
+	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
+	EQ(a.first_ts, t.first_ts);
+	EQ(a.nholds, t.nholds);
+	EQ(b.nholds, a.nholds);
+	if (a.nholds == t.nholds && b.nholds == a.nholds) {
+		/* the summaries come in release order; the trio's holds too */
+		for (k = 0; k < a.nholds; k++)
+			diff += a.holds[k].req_ts != t.holds[k].req_ts ||
+				a.holds[k].acq_ts != t.holds[k].acq_ts ||
+				a.holds[k].rel_ts != t.holds[k].rel_ts ||
+				a.holds[k].hash != t.holds[k].hash ||
+				a.holds[k].op != t.holds[k].op ||
+				b.holds[k].acq_ts != a.holds[k].acq_ts;
+		EQ(diff, 0);
+	}
+	nt = ft_whatif(&t, 64, &wt);
+	ns = ft_whatif(&a, 64, &ws);
+	EQ(ns, nt);
+	for (i = 0; i < ns && i < nt; i++) {
+		EQ(ws[i].collisions, wt[i].collisions);
+		EQ(ws[i].coll_wait_ns, wt[i].coll_wait_ns);
+		EQ(ws[i].sharing, wt[i].sharing);
+	}
+	free(wt);
+	free(ws);
+	ft_analysis_free(&t);
+	ft_analysis_free(&a);
+	ft_analysis_free(&b);
+	/* Debian's trace-cmd report prints every summary, fields decoded */
+	if (!system("command -v trace-cmd >/dev/null 2>&1")) {
+		snprintf(cmd, sizeof(cmd), "trace-cmd report %s 2>/dev/null | grep -cE "
+			 "' hugetlb_fault_mutex_hold: +mapping=ffff888012340000 "
+			 "index=[0-9]+ hash=[0-9a-f]+ bucket=[0-7] nbuckets=8 "
+			 "op=(fault|fallocate) contended=[01] wait_ns=[0-9]+ "
+			 "hold_ns=(1000|1500|2000)$|"
+			 " memtype_lock_hold: +op=lookup start=0xfd000000 "
+			 "end=0xfd001000 contended=1 wait_ns=200 hold_ns=300$'", ps);
+		p = popen(cmd, "r");
+		if (p && fgets(line, sizeof(line), p))
+			EQ(strtoull(line, NULL, 10), xs.events - 1);
+		else
+			CHECK(0, "trace-cmd report ran");
+		if (p)
+			pclose(p);
+	} else {
+		printf("# SKIP trace-cmd report check: trace-cmd not installed\n");
+	}
+	unlink(pt);
+	unlink(ps);
+}
+
+/*
  * Small mutation fuzz of the reader: flip bytes of a valid recording and
  * read it in a child; an error is fine, a crash or a hang is not.
  */
@@ -1479,6 +1722,7 @@ int main(void)
 	test_whatif_consistent();
 	test_contention_fallback();
 	test_memtype();
+	test_summary();
 	test_implausible();
 	test_jhash();
 	test_args();
@@ -1487,6 +1731,7 @@ int main(void)
 	test_bench_args();
 	test_bad_files();
 	test_synth_file();
+	test_synth_summary();
 	test_page_damage();
 	test_plot();
 	test_nomem();

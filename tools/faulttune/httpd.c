@@ -105,6 +105,19 @@ static void name_of(struct ft_httpd *h)
 	}
 }
 
+int ft_httpd_check(const char *listen_at)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	if (!parse_listen(listen_at, &ss, &len))
+		return 0;
+	ft_err("watch: bad --listen '%s': want [ADDR:]PORT with a numeric IPv4 "
+	       "or [IPv6] address and a port from 0 to 65535, e.g. "
+	       "127.0.0.1:9435 (default address 127.0.0.1)", listen_at);
+	return -1;
+}
+
 struct ft_httpd *ft_httpd_open(const char *listen_at)
 {
 	struct sockaddr_storage ss;
@@ -112,12 +125,9 @@ struct ft_httpd *ft_httpd_open(const char *listen_at)
 	struct ft_httpd *h;
 	int one = 1, i;
 
-	if (parse_listen(listen_at, &ss, &len)) {
-		ft_err("watch: bad --listen '%s': want [ADDR:]PORT with a numeric "
-		       "IPv4 address or [IPv6] address and a port from 0 to 65535, "
-		       "e.g. 127.0.0.1:9435 (default address 127.0.0.1)", listen_at);
+	if (ft_httpd_check(listen_at))
 		return NULL;
-	}
+	parse_listen(listen_at, &ss, &len);
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;

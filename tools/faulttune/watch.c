@@ -570,6 +570,8 @@ int cmd_watch(int argc, char **argv)
 	/* every bad option refused before anything changes */
 	if (c.o.textfile && ft_prom_check_dir(c.o.textfile))
 		return 2;
+	if (c.o.listen && ft_httpd_check(c.o.listen))
+		return 2;
 	/* the lock first: a refused second watch must not even mount tracefs */
 	if (geteuid()) {
 		ft_err("watch: tracefs needs root (run as root or with sudo)");
@@ -577,21 +579,22 @@ int cmd_watch(int argc, char **argv)
 	}
 	if (take_lock(&c))
 		return 1;
-	if (ft_tracefs_check()) {
-		close(c.lock);
-		return 1;
-	}
 	cleanup_ctx = &c;
-	atexit(watch_cleanup);
 	if (c.o.listen) {
-		c.httpd = ft_httpd_open(c.o.listen);
+		c.httpd = ft_httpd_open(c.o.listen);	/* says why */
 		if (!c.httpd) {
 			watch_cleanup();
 			return 2;
 		}
+	}
+	if (ft_tracefs_check()) {
+		watch_cleanup();
+		return 1;
+	}
+	atexit(watch_cleanup);
+	if (c.httpd)
 		ft_info("faulttune: watch: serving /metrics on http://%s/metrics",
 			ft_httpd_addr(c.httpd));
-	}
 	snprintf(c.tmpfile, sizeof(c.tmpfile), "%s/faulttune-watch-%d.dat",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
 	ft_install_signals();

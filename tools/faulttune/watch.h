@@ -47,7 +47,11 @@ int ft_prom_check_dir(const char *dir);
 
 /* httpd.c: GET /metrics, single-threaded, inside the watch loop */
 struct ft_httpd;
-/* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT" (127.0.0.1); port 0: any */
+/*
+ * "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT" (127.0.0.1); port 0: any.
+ * check: the syntax only, with the error line; open: and bind.
+ */
+int ft_httpd_check(const char *listen);
 struct ft_httpd *ft_httpd_open(const char *listen);
 /* the bound address, as "ADDR:PORT" */
 const char *ft_httpd_addr(const struct ft_httpd *h);

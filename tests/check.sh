@@ -5,6 +5,8 @@
 # built.  Every result is one TAP line, numbered here across all groups:
 #
 #   tool	faulttune's unit tests and its tests against this machine's tracefs
+#   watch	faulttune watch against Debian's promtool, node_exporter and
+#		prometheus, on this machine's kernel (fallback)
 #   install	make install, faulttune(1), the completion, make deb and
 #		make kernel-deb (guest config) as a user would run them
 #   harness	the build-and-boot harness catches what it must catch
@@ -196,6 +198,21 @@ if [ -f "$top/tools/faulttune/Makefile" ]; then
 else
 	ok "tool: tools/faulttune" "not in this tree yet"
 fi
+
+# ---------------------------------------------------------------------------
+group "watch: faulttune watch against promtool, node_exporter and prometheus (host)"
+# the real servers from Debian, installed by name as deps.sh installs
+# everything; the test starts them on free ports and stops them
+t0=$(date +%s)
+if "$scripts/deps.sh" prometheus prometheus-node-exporter curl > "$logs/watch-deps.log" 2>&1; then
+	make -s -C "$top/tools/faulttune" test-watch > "$logs/tool-test-watch.log" 2>&1
+	rc=$?
+	collect "watch: " "$logs/tool-test-watch.log"
+	[ $rc = 0 ] || grep -q '^not ok' "$logs/tool-test-watch.log" || not_ok "watch: make test-watch exited with $rc"
+else
+	not_ok "watch: install prometheus prometheus-node-exporter curl ($(tail -1 "$logs/watch-deps.log"))"
+fi
+echo $(($(date +%s) - t0)) > "$logs/watch.secs"
 
 # ---------------------------------------------------------------------------
 group "install: make install, man page, completion, make deb, make kernel-deb"

@@ -309,6 +309,13 @@ if [ -n "$tests" ]; then
 	rc=$?
 	collect "guest/" "$logs/guest.log"
 	guest_done "guest" $rc "$logs/guest.err"
+	# faulttune-watch.t printed its textfile and recommendation: read
+	# them back as a fleet would (promtool, node_exporter, prometheus)
+	sed -n 's/^# watch-prom: //p' "$logs/guest.log" > "$logs/guest-watch.prom"
+	"$top/tools/faulttune/tests/prom-textfile.sh" "$logs/guest-watch.prom" \
+		"$(sed -n 's/^# watch-recommended: //p' "$logs/guest.log" | tail -1)" \
+		> "$logs/guest-watch-prom.log" 2>&1
+	collect "guest/watch, read on the host: " "$logs/guest-watch-prom.log"
 else
 	ok "guest: project tests" "none yet"
 fi

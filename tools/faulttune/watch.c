@@ -23,11 +23,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +41,8 @@
 #define FT_WATCH_LOCK_DIR	"/run/faulttune"
 #define FT_WATCH_LOCK		FT_WATCH_LOCK_DIR "/watch.lock"
 #define KNOB "/sys/kernel/debug/hugetlb/num_fault_mutexes"
+/* the reader child's limit for one window's file, seconds */
+#define FT_WATCH_READ_S	120
 
 struct watch_opts {
 	double interval, window;
@@ -48,6 +52,24 @@ struct watch_opts {
 	enum ft_fmt fmt;
 	const char *textfile;	/* directory */
 	const char *listen;
+};
+
+/*
+ * What the reader child hands back: plain numbers, in a shared page.
+ * The window's trace.dat is read in a child process (ft_isolate(), as
+ * report reads): libtracecmd 1.3.1 leaves a mapping of each file's CPU
+ * pages behind after tracecmd_close() (two a window on two CPUs, seen
+ * in /proc/PID/maps), which in a process that lives for months is a
+ * leak; a child takes them with it, and a corrupt window cannot take
+ * the watch down either.
+ */
+struct window_result {
+	int fallback;
+	uint64_t acq, contended, wait_ns;
+	struct ft_watch_ops hop[FT_HOP_NR], mop[FT_MOP_NR], other;
+	double coll_ratio, share_ratio, pred_ratio;
+	uint32_t rec, recorded_size, table_n;
+	uint64_t lost_events, resizes;
 };
 
 struct watch_ctx {
@@ -60,6 +82,7 @@ struct watch_ctx {
 	char *body;		/* the exposition, as last rendered */
 	size_t body_len;
 	struct ft_watch_state st;
+	struct window_result *result;	/* shared with the reader child */
 	uint32_t last_size;	/* at the end of the last window, 0: none */
 	uint64_t lost_seen;	/* the instance's overrun counters, cumulative */
 	int lines;
@@ -84,6 +107,9 @@ static void watch_cleanup(void)
 	c->httpd = NULL;
 	free(c->body);
 	c->body = NULL;
+	if (c->result)
+		munmap(c->result, sizeof(*c->result));
+	c->result = NULL;
 	if (c->lock >= 0)
 		close(c->lock);
 	c->lock = -1;
@@ -345,84 +371,146 @@ static double ratio(uint64_t a, double b)
 	return b > 0 ? a / b : -1;
 }
 
-/* the window's analysis into the state: gauges replaced, counters added */
-static int take_window(struct watch_ctx *c, struct ft_analysis *a,
-		       uint32_t size_start, uint32_t size_end, uint64_t lost)
+struct reader_arg {
+	const char *file;
+	double target;
+	struct window_result *r;
+};
+
+static int window_fallback(const struct ft_analysis *a, struct window_result *r)
 {
-	struct ft_watch_state *w = &c->st;
-	struct ft_advice adv;
 	struct ft_fallback_sum fs;
+	int k;
+
+	ft_fallback_sum(a, &fs);
+	for (k = 0; k < FT_HOP_NR; k++) {
+		r->contended += fs.hop_n[k];
+		r->wait_ns += fs.hop_ns[k];
+		r->hop[k].contended = fs.hop_n[k];
+		r->hop[k].wait_ns = fs.hop_ns[k];
+	}
+	for (k = 0; k < FT_MOP_NR; k++) {
+		r->mop[k].contended = fs.mop_n[k];
+		r->mop[k].wait_ns = fs.mop_ns[k];
+	}
+	r->other.contended = fs.other_n;
+	r->other.wait_ns = fs.other_ns;
+	r->table_n = fs.table_n;
+	return 0;
+}
+
+static int window_patched(struct ft_analysis *a, double target,
+			  struct window_result *r)
+{
+	struct ft_advice adv;
 	double fault_ns = 0;
 	size_t i;
+	int k;
+
+	r->acq = a->hall.acq;
+	r->contended = a->hall.contended;
+	r->wait_ns = a->hall.wait_total;
+	for (k = 0; k < FT_HOP_NR; k++) {
+		r->hop[k].acq = a->hop[k].acq;
+		r->hop[k].contended = a->hop[k].contended;
+		r->hop[k].wait_ns = a->hop[k].wait_total;
+	}
+	for (k = 0; k < FT_MOP_NR; k++) {
+		r->mop[k].acq = a->mop[k].acq;
+		r->mop[k].contended = a->mop[k].contended;
+		r->mop[k].wait_ns = a->mop[k].wait_total;
+	}
+	for (i = 0; i < a->nholds; i++)
+		fault_ns += a->holds[i].rel_ts - a->holds[i].req_ts;
+	r->coll_ratio = ratio(a->hall.coll_wait, fault_ns);
+	r->share_ratio = ratio(a->hall.share_wait, fault_ns);
+	r->recorded_size = ft_recorded_size(a);
+	r->resizes = a->resizes;
+	if (!a->nholds)
+		return 0;
+	if (ft_advice_of(a, 0, target, &adv)) {
+		ft_err("watch: out of memory for the advice");
+		return -1;
+	}
+	if (adv.pick.idx >= 0 && adv.nholds) {
+		r->rec = adv.rows[adv.pick.idx].size;
+		r->pred_ratio = adv.rows[adv.pick.idx].coll_pct / 100;
+	}
+	ft_advice_free(&adv);
+	return 0;
+}
+
+/* in the child: the window's file into *r; the exit status says if it did */
+static int read_window(void *arg)
+{
+	struct reader_arg *ra = arg;
+	struct window_result *r = ra->r;
+	struct ft_analysis a;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->coll_ratio = r->share_ratio = r->pred_ratio = -1;
+	ft_analysis_init(&a);
+	ret = ft_read_tracedat(ra->file, &a);
+	if (!ret) {
+		r->lost_events = a.lost_events;
+		r->fallback = !!a.fb;
+		ret = a.fb ? window_fallback(&a, r) :
+			window_patched(&a, ra->target, r);
+	}
+	ft_analysis_free(&a);
+	return ret ? 1 : 0;
+}
+
+/* the window's numbers into the state: gauges replaced, counters added */
+static void take_window(struct watch_ctx *c, const struct window_result *r,
+			uint32_t size_start, uint32_t size_end, uint64_t lost)
+{
+	struct ft_watch_state *w = &c->st;
 	int k;
 
 	w->fallback = c->fi.evset == FT_EVS_CONTENTION;
 	w->have_window = 1;
 	w->end_unix = (double)time(NULL);
-	w->lost = lost + a->lost_events;
+	w->lost = lost + r->lost_events;
 	w->lost_total += w->lost;
-	w->coll_ratio = w->share_ratio = w->pred_ratio = -1;
-	w->rec = 0;
+	w->acq = r->acq;
+	w->contended = r->contended;
+	w->wait_ns = r->wait_ns;
+	w->coll_ratio = r->coll_ratio;
+	w->share_ratio = r->share_ratio;
+	w->pred_ratio = r->pred_ratio;
+	w->rec = r->rec;
+	for (k = 0; k < FT_HOP_NR; k++) {
+		w->hop[k].acq += r->hop[k].acq;
+		w->hop[k].contended += r->hop[k].contended;
+		w->hop[k].wait_ns += r->hop[k].wait_ns;
+	}
+	for (k = 0; k < FT_MOP_NR; k++) {
+		w->mop[k].acq += r->mop[k].acq;
+		w->mop[k].contended += r->mop[k].contended;
+		w->mop[k].wait_ns += r->mop[k].wait_ns;
+	}
+	w->other.contended += r->other.contended;
+	w->other.wait_ns += r->other.wait_ns;
 	if (w->fallback) {
-		ft_fallback_sum(a, &fs);
-		w->acq = 0;
-		w->contended = w->wait_ns = 0;
-		for (k = 0; k < FT_HOP_NR; k++) {
-			w->contended += fs.hop_n[k];
-			w->wait_ns += fs.hop_ns[k];
-			w->hop[k].contended += fs.hop_n[k];
-			w->hop[k].wait_ns += fs.hop_ns[k];
-		}
-		for (k = 0; k < FT_MOP_NR; k++) {
-			w->mop[k].contended += fs.mop_n[k];
-			w->mop[k].wait_ns += fs.mop_ns[k];
-		}
-		w->other.contended += fs.other_n;
-		w->other.wait_ns += fs.other_ns;
-		size_end = fs.table_n;
+		/* no knob: the size the record marker found, if any */
+		size_end = r->table_n;
 		if (!size_start)
 			size_start = size_end;
-	} else {
-		w->acq = a->hall.acq;
-		w->contended = a->hall.contended;
-		w->wait_ns = a->hall.wait_total;
-		for (k = 0; k < FT_HOP_NR; k++) {
-			w->hop[k].acq += a->hop[k].acq;
-			w->hop[k].contended += a->hop[k].contended;
-			w->hop[k].wait_ns += a->hop[k].wait_total;
-		}
-		for (k = 0; k < FT_MOP_NR; k++) {
-			w->mop[k].acq += a->mop[k].acq;
-			w->mop[k].contended += a->mop[k].contended;
-			w->mop[k].wait_ns += a->mop[k].wait_total;
-		}
-		for (i = 0; i < a->nholds; i++)
-			fault_ns += a->holds[i].rel_ts - a->holds[i].req_ts;
-		w->coll_ratio = ratio(a->hall.coll_wait, fault_ns);
-		w->share_ratio = ratio(a->hall.share_wait, fault_ns);
-		if (!size_end)
-			size_end = ft_recorded_size(a);
-		if (a->nholds) {
-			if (ft_advice_of(a, 0, c->o.target, &adv))
-				return -1;
-			if (adv.pick.idx >= 0 && adv.nholds) {
-				w->rec = adv.rows[adv.pick.idx].size;
-				w->pred_ratio = adv.rows[adv.pick.idx].coll_pct / 100;
-			}
-			ft_advice_free(&adv);
-		}
+	} else if (!size_end) {
+		size_end = r->recorded_size;
 	}
 	/* watch never writes the knob: any change is someone else's */
 	w->overridden = (c->last_size && size_start && size_start != c->last_size) ||
 			(size_start && size_end && size_start != size_end) ||
-			(!w->fallback && a->resizes);
+			r->resizes;
 	w->size_before = c->last_size ? c->last_size : size_start;
 	w->overrides_total += w->overridden;
 	w->size = size_end;
 	if (size_end)
 		c->last_size = size_end;
 	w->windows++;
-	return 0;
 }
 
 static void col_ratio(char *buf, size_t len, double r)
@@ -524,7 +612,7 @@ static int export(struct watch_ctx *c)
 
 static int one_window(struct watch_ctx *c)
 {
-	struct ft_analysis a;
+	struct reader_arg ra = { c->tmpfile, c->o.target, c->result };
 	uint32_t size_start, size_end;
 	uint64_t lost = 0;
 	int ret;
@@ -536,13 +624,18 @@ static int one_window(struct watch_ctx *c)
 		unlink(c->tmpfile);
 		return ft_stop ? 0 : -1;
 	}
-	ft_analysis_init(&a);
-	ret = ft_read_tracedat(c->tmpfile, &a);
+	ret = ft_isolate(read_window, &ra, c->tmpfile, FT_WATCH_READ_S);
 	unlink(c->tmpfile);
 	if (!ret)
-		ret = take_window(c, &a, size_start, size_end, lost);
-	ft_analysis_free(&a);
-	return ret;
+		take_window(c, c->result, size_start, size_end, lost);
+	/*
+	 * Everything the window allocated here is freed, but glibc keeps
+	 * freed heap pages: the multi-megabyte kallsyms copies of the
+	 * capture raise its mmap threshold and land on the heap.  Hand
+	 * them back, so that RSS stays flat for months.
+	 */
+	malloc_trim(0);
+	return ret ? -1 : 0;
 }
 
 static int fallback_note_once(struct watch_ctx *c)
@@ -597,6 +690,13 @@ int cmd_watch(int argc, char **argv)
 			ft_httpd_addr(c.httpd));
 	snprintf(c.tmpfile, sizeof(c.tmpfile), "%s/faulttune-watch-%d.dat",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	c.result = mmap(NULL, sizeof(*c.result), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c.result == MAP_FAILED) {
+		c.result = NULL;
+		ft_err("watch: mmap: %s", strerror(errno));
+		goto fail;
+	}
 	ft_install_signals();
 	ft_cleanup_stale(1);
 	if (ft_inst_create(&c.fi, c.o.buffer_kb))

@@ -59,10 +59,22 @@ wait_for 15 curl -sf -o "$W/ne.prom" "http://127.0.0.1:$ne_port/metrics"
 check "node_exporter exports the guest's faulttune_recommended_table_size $REC" \
 	grep -qx "faulttune_recommended_table_size $REC" "$W/ne.prom"
 
+# the recording rules of Documentation/faulttune.rst, as printed there
+doc=$(dirname "$0")/../../../Documentation/faulttune.rst
+awk '/^  groups:$/ { on = 1 } on && /^[^ ]/ { on = 0 } on' "$doc" | sed 's/^  //' > "$W/rules.yml"
+promtool check rules "$W/rules.yml" > "$W/rules.log" 2>&1
+rc=$?
+sed 's/^/# /' "$W/rules.log"
+check "promtool check rules on the fleet rules of faulttune.rst (rc=$rc)" \
+	eval '[ $rc = 0 ] && grep -q "SUCCESS: 3 rules found" "$W/rules.log"'
+
 port=$(free_port)
 cat > "$W/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $W/rules.yml
 scrape_configs:
   - job_name: node
     static_configs:
@@ -84,6 +96,10 @@ wait_for 40 have 'faulttune_recommended_table_size'
 q='max by (machine_type) (faulttune_recommended_table_size)'
 got=$(value "$q")
 check "PromQL '$q' = $REC, the patched kernel's recommendation (got '$got')" [ "$got" = "$REC" ]
+wait_for 20 have 'machine_type:faulttune_recommended_table_size:max1d'
+q='machine_type:faulttune_recommended_table_size:max1d{machine_type="qemu-guest"}'
+got=$(value "$q")
+check "the documented recording rule gives $REC for the machine type ($q: '$got')" [ "$got" = "$REC" ]
 got=$(value 'faulttune_kernel_info{variant="patched"}')
 check "PromQL faulttune_kernel_info{variant=\"patched\"} = 1 (got '$got')" [ "$got" = 1 ]
 done_

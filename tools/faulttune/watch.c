@@ -77,6 +77,7 @@ struct watch_ctx {
 	struct ft_inst fi;
 	int have_inst;
 	int lock;
+	char lockfile[64];
 	char tmpfile[4096];
 	struct ft_httpd *httpd;
 	char *body;		/* the exposition, as last rendered */
@@ -132,8 +133,9 @@ static void watch_usage(FILE *f)
 "  -j, --json          one JSON object per window\n"
 "      --csv           CSV, a header line first\n"
 "  -h, --help\n"
-"One watch per machine (lock " FT_WATCH_LOCK "); tracefs is restored on\n"
-"exit, SIGINT and SIGTERM.  Columns the kernel cannot fill print '-'.\n");
+"One watch per machine (lock " FT_WATCH_LOCK ", without /run in /tmp);\n"
+"tracefs is restored on exit, SIGINT and SIGTERM.  Columns the kernel\n"
+"cannot fill print '-'.\n");
 }
 
 static int parse_watch(int argc, char **argv, struct watch_opts *o)
@@ -228,22 +230,44 @@ static int parse_watch(int argc, char **argv, struct watch_opts *o)
 }
 
 /*
+ * Where the one-watch lock lives: /run, and on a system without /run (a
+ * busybox initramfs) /tmp.  Either way a directory of root's that nobody
+ * else can write, and no symbolic link followed: the file is truncated.
+ */
+static const char *lock_dir(void)
+{
+	struct stat st;
+
+	return !stat("/run", &st) && S_ISDIR(st.st_mode) ? FT_WATCH_LOCK_DIR :
+		"/tmp/faulttune";
+}
+
+/*
  * One watch per machine: two would fight over nothing in tracefs (each
  * has its own instance) but double the cost and export two answers.
  */
 static int take_lock(struct watch_ctx *c)
 {
+	const char *dir = lock_dir();
 	char buf[32] = "";
+	struct stat st;
 	ssize_t n;
 
-	if (mkdir(FT_WATCH_LOCK_DIR, 0755) && errno != EEXIST) {
-		ft_err("watch: cannot create %s: %s", FT_WATCH_LOCK_DIR,
-		       strerror(errno));
+	snprintf(c->lockfile, sizeof(c->lockfile), "%s/watch.lock", dir);
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		ft_err("watch: cannot create %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	c->lock = open(FT_WATCH_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 022)) {
+		ft_err("watch: %s is not a directory of root's that only root can "
+		       "write: not putting the lock there", dir);
+		return -1;
+	}
+	c->lock = open(c->lockfile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		       0644);
 	if (c->lock < 0) {
-		ft_err("watch: cannot open %s: %s", FT_WATCH_LOCK, strerror(errno));
+		ft_err("watch: cannot open %s: %s", c->lockfile, strerror(errno));
 		return -1;
 	}
 	if (flock(c->lock, LOCK_EX | LOCK_NB)) {
@@ -252,7 +276,7 @@ static int take_lock(struct watch_ctx *c)
 		buf[strcspn(buf, "\n")] = '\0';
 		ft_err("watch: another faulttune watch is running (pid %s, lock %s): "
 		       "one per machine; stop it first", buf[0] ? buf : "?",
-		       FT_WATCH_LOCK);
+		       c->lockfile);
 		close(c->lock);
 		c->lock = -1;
 		return -1;
@@ -260,7 +284,7 @@ static int take_lock(struct watch_ctx *c)
 	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 	if (ftruncate(c->lock, 0) || pwrite(c->lock, buf, n, 0) != n)
 		ft_info("faulttune: watch: cannot write the pid to %s: %s",
-			FT_WATCH_LOCK, strerror(errno));
+			c->lockfile, strerror(errno));
 	return 0;
 }
 

@@ -6,10 +6,12 @@
 #
 #   make install DESTDIR=... PREFIX=/usr/local, the installed binary's
 #   --version and report; man -l on the installed page; the installed bash
-#   completion as bash-completion loads it; make uninstall;
+#   completion as bash-completion loads it; faulttune-watch.service's
+#   ExecStart; make uninstall;
 #   make deb: contents, Depends, version, lintian (make deb fails on a
 #   lintian error), then apt install of the package (--version, man
-#   faulttune) and dpkg --purge; make kernel-deb KDEB_CONFIG=guest: the
+#   faulttune, systemd-analyze verify on the unit, not enabled) and
+#   dpkg --purge; make kernel-deb KDEB_CONFIG=guest: the
 #   kernel image in the package carries the series, its docs the boot
 #   parameter, and the image taken out of the package boots and passes
 #   kernel-knob.t.

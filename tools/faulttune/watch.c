@@ -669,7 +669,7 @@ static int fallback_note_once(struct watch_ctx *c)
 	ft_info("faulttune: watch: fallback (lock:contention_begin/end): cannot "
 		"fill acq, coll%%, share%%, rec and pred%% (no acquisitions, hold "
 		"times or hashes on this kernel); contended and wait are the "
-		"fault mutex waits, size the table when /proc/kcore shows it");
+		"fault mutex waits, size is shown when /proc/kcore tells it");
 	return 0;
 }
 
@@ -689,6 +689,8 @@ int cmd_watch(int argc, char **argv)
 		return 2;
 	if (c.o.listen && ft_httpd_check(c.o.listen))
 		return 2;
+	/* from here on a signal stops the run through its cleanup */
+	ft_install_signals();
 	/* the lock first: a refused second watch must not even mount tracefs */
 	if (geteuid()) {
 		ft_err("watch: tracefs needs root (run as root or with sudo)");
@@ -721,7 +723,6 @@ int cmd_watch(int argc, char **argv)
 		ft_err("watch: mmap: %s", strerror(errno));
 		goto fail;
 	}
-	ft_install_signals();
 	ft_cleanup_stale(1);
 	if (ft_inst_create(&c.fi, c.o.buffer_kb))
 		goto fail;

@@ -84,6 +84,12 @@ struct watch_ctx {
 	size_t body_len;
 	struct ft_watch_state st;
 	struct window_result *result;	/* shared with the reader child */
+	/*
+	 * The fallback's table facts for each window's marker, found once:
+	 * a stock kernel's table never moves, and finding it parses all of
+	 * kallsyms (callgrind: 97% of the watch process's instructions).
+	 */
+	char fallback_marker[320];
 	uint32_t last_size;	/* at the end of the last window, 0: none */
 	uint64_t lost_seen;	/* the instance's overrun counters, cumulative */
 	int lines;
@@ -368,7 +374,7 @@ static int record_window(struct watch_ctx *c, uint64_t *lost)
 			       c->st.windows + 1, c->fi.systems[0],
 			       c->fi.nsys > 1 ? "," : "",
 			       c->fi.nsys > 1 ? c->fi.systems[1] : "",
-			       ft_fallback_marker_text(&c->fi));
+			       c->fallback_marker);
 		end = ft_now() + c->o.window;
 		while (!ft_stop && ft_now() < end) {
 			if (ft_capture_poll(cap) < 0) {
@@ -729,6 +735,8 @@ int cmd_watch(int argc, char **argv)
 	c.have_inst = 1;
 	if (ft_inst_enable(&c.fi, 1) || events_on(&c.fi, 0))
 		goto fail;
+	snprintf(c.fallback_marker, sizeof(c.fallback_marker), "%s",
+		 ft_fallback_marker_text(&c.fi));
 	c.st.fallback = c.fi.evset == FT_EVS_CONTENTION;
 	c.st.window_s = c.o.window;
 	fallback_note_once(&c);

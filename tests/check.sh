@@ -5,6 +5,8 @@
 # built.  Every result is one TAP line, numbered here across all groups:
 #
 #   tool	faulttune's unit tests and its tests against this machine's tracefs
+#   watch	faulttune watch against Debian's promtool, node_exporter and
+#		prometheus, on this machine's kernel (fallback)
 #   install	make install, faulttune(1), the completion, make deb and
 #		make kernel-deb (guest config) as a user would run them
 #   harness	the build-and-boot harness catches what it must catch
@@ -198,6 +200,21 @@ else
 fi
 
 # ---------------------------------------------------------------------------
+group "watch: faulttune watch against promtool, node_exporter and prometheus (host)"
+# the real servers from Debian, installed by name as deps.sh installs
+# everything; the test starts them on free ports and stops them
+t0=$(date +%s)
+if "$scripts/deps.sh" prometheus prometheus-node-exporter curl > "$logs/watch-deps.log" 2>&1; then
+	make -s -C "$top/tools/faulttune" test-watch > "$logs/tool-test-watch.log" 2>&1
+	rc=$?
+	collect "watch: " "$logs/tool-test-watch.log"
+	[ $rc = 0 ] || grep -q '^not ok' "$logs/tool-test-watch.log" || not_ok "watch: make test-watch exited with $rc"
+else
+	not_ok "watch: install prometheus prometheus-node-exporter curl ($(tail -1 "$logs/watch-deps.log"))"
+fi
+echo $(($(date +%s) - t0)) > "$logs/watch.secs"
+
+# ---------------------------------------------------------------------------
 group "install: make install, man page, completion, make deb, make kernel-deb"
 t0=$(date +%s)
 "$top/tests/install.sh" > "$logs/install.log" 2>&1
@@ -292,6 +309,13 @@ if [ -n "$tests" ]; then
 	rc=$?
 	collect "guest/" "$logs/guest.log"
 	guest_done "guest" $rc "$logs/guest.err"
+	# faulttune-watch.t printed its textfile and recommendation: read
+	# them back as a fleet would (promtool, node_exporter, prometheus)
+	sed -n 's/^# watch-prom: //p' "$logs/guest.log" > "$logs/guest-watch.prom"
+	"$top/tools/faulttune/tests/prom-textfile.sh" "$logs/guest-watch.prom" \
+		"$(sed -n 's/^# watch-recommended: //p' "$logs/guest.log" | tail -1)" \
+		> "$logs/guest-watch-prom.log" 2>&1
+	collect "guest/watch, read on the host: " "$logs/guest-watch-prom.log"
 else
 	ok "guest: project tests" "none yet"
 fi

@@ -6,10 +6,12 @@
 #
 #   make install DESTDIR=... PREFIX=/usr/local, the installed binary's
 #   --version and report; man -l on the installed page; the installed bash
-#   completion as bash-completion loads it; make uninstall;
+#   completion as bash-completion loads it; faulttune-watch.service's
+#   ExecStart; make uninstall;
 #   make deb: contents, Depends, version, lintian (make deb fails on a
 #   lintian error), then apt install of the package (--version, man
-#   faulttune) and dpkg --purge; make kernel-deb KDEB_CONFIG=guest: the
+#   faulttune, systemd-analyze verify on the unit, not enabled) and
+#   dpkg --purge; make kernel-deb KDEB_CONFIG=guest: the
 #   kernel image in the package carries the series, its docs the boot
 #   parameter, and the image taken out of the package boots and passes
 #   kernel-knob.t.
@@ -42,12 +44,15 @@ prefix=/usr/local
 bin=$dest$prefix/bin/faulttune
 page=$dest$prefix/share/man/man1/faulttune.1
 comp=$dest$prefix/share/bash-completion/completions/faulttune
+unit=$dest$prefix/lib/systemd/system/faulttune-watch.service
 make -s -C "$top" install DESTDIR="$dest" PREFIX=$prefix > "$tmp/install.log" 2>&1
 rc=$?
 [ $rc = 0 ] || diag "$tmp/install.log"
-check "make install DESTDIR PREFIX=$prefix: binary, faulttune.1 and the completion in place (make exit $rc)" \
-	eval '[ -x "$bin" ] && [ -s "$page" ] && [ -s "$comp" ] &&
-	      [ "$(cd "$dest" && find . -type f | sort | tr "\n" " ")" = "./usr/local/bin/faulttune ./usr/local/share/bash-completion/completions/faulttune ./usr/local/share/man/man1/faulttune.1 " ]'
+check "make install DESTDIR PREFIX=$prefix: binary, faulttune.1, the completion and faulttune-watch.service in place (make exit $rc)" \
+	eval '[ -x "$bin" ] && [ -s "$page" ] && [ -s "$comp" ] && [ -s "$unit" ] &&
+	      [ "$(cd "$dest" && find . -type f | sort | tr "\n" " ")" = "./usr/local/bin/faulttune ./usr/local/lib/systemd/system/faulttune-watch.service ./usr/local/share/bash-completion/completions/faulttune ./usr/local/share/man/man1/faulttune.1 " ]'
+check "make install: the unit runs the installed binary ($(grep '^ExecStart=' "$unit"))" \
+	grep -qx "ExecStart=$prefix/bin/faulttune watch --textfile /var/lib/prometheus/node-exporter" "$unit"
 
 # --version: faulttune's own, then each library with the version of the
 # file the dynamic linker resolves for it (by ldd, not by the tool)
@@ -81,7 +86,7 @@ diag "$tmp/man.err"
 check "man --warnings -l faulttune.1: no warning, NAME, SYNOPSIS and every subcommand rendered (exit $rc)" \
 	eval '[ $rc = 0 ] && [ ! -s "$tmp/man.err" ] && grep -q "^NAME" "$tmp/man.out" &&
 	      grep -q "^SYNOPSIS" "$tmp/man.out" &&
-	      for c in bench record report tune; do grep -q "faulttune $c" "$tmp/man.out" || exit 1; done'
+	      (for c in bench record report tune watch; do grep -q "faulttune $c" "$tmp/man.out" || exit 1; done)'
 
 # --- bash completion, loaded the way bash-completion loads it ----------------
 # comp.sh LINE...: the candidates for each LINE (cursor at its end), one
@@ -113,8 +118,8 @@ got=$(complete_ -p)
 check "completion: bash-completion loads it from PREFIX/share ($got)" \
 	[ "$got" = "complete -F _faulttune faulttune" ]
 got=$(complete_ "faulttune ")
-check "completion: 'faulttune <TAB>' offers the four subcommands (got: $got)" \
-	[ "$got" = "bench record report tune" ]
+check "completion: 'faulttune <TAB>' offers the five subcommands (got: $got)" \
+	[ "$got" = "bench record report tune watch" ]
 got=$(complete_ "faulttune --")
 check "completion: 'faulttune --<TAB>' offers --help and --version (got: $got)" \
 	[ "$got" = "--help --version" ]
@@ -131,7 +136,7 @@ check "completion: 'faulttune tune --<TAB>' offers --apply --json --plot --help"
 	eval 'for o in --apply --json --plot --help; do [[ " $got " == *" $o "* ]] || exit 1; done'
 check "completion: 'faulttune tune --<TAB>' offers exactly the long options of 'faulttune tune --help'" \
 	[ "$got" = "$want" ]
-for c in bench record report; do
+for c in bench record report watch; do
 	got=$(complete_ "faulttune $c --")
 	want=$("$bin" $c --help 2>&1 | grep -E '^ +-' | grep -oE -- '--[a-z][a-z-]*' | sort -u | tr '\n' ' ' | sed 's/ $//')
 	[ "$c" = record ] && want="-- $want"
@@ -139,6 +144,9 @@ for c in bench record report; do
 		[ "$got" = "$want" ]
 done
 
+got=$(complete_ "faulttune watch --textfile ")
+check "completion: 'faulttune watch --textfile <TAB>' offers directories only (got: $got)" \
+	[ "$got" = "sub" ]
 got=$(complete_ "faulttune report ")
 check "completion: 'faulttune report <TAB>' offers file names (got: $got)" \
 	[ "$got" = "one.dat plot.svg sub" ]
@@ -160,7 +168,7 @@ check "completion: 'faulttune record -- trace-cm<TAB>' completes a command (got:
 
 make -s -C "$top" uninstall DESTDIR="$dest" PREFIX=$prefix > "$tmp/uninstall.log" 2>&1
 rc=$?
-check "make uninstall removes all three files (exit $rc)" \
+check "make uninstall removes all four files (exit $rc)" \
 	eval '[ $rc = 0 ] && [ -z "$(find "$dest" -type f)" ]'
 
 # --- make deb ----------------------------------------------------------------
@@ -176,6 +184,7 @@ if [ -s "$deb" ]; then
 	dpkg-deb -c "$deb" | awk '{ print $NF }' > "$tmp/deb.files"
 	for f in ./usr/bin/faulttune ./usr/share/man/man1/faulttune.1.gz \
 		 ./usr/share/bash-completion/completions/faulttune \
+		 ./lib/systemd/system/faulttune-watch.service \
 		 ./usr/share/doc/faulttune/copyright \
 		 ./usr/share/doc/faulttune/hugetlb_fault_mutexes.rst.gz; do
 		check "make deb: the package has $f" grep -qxF "$f" "$tmp/deb.files"
@@ -212,6 +221,18 @@ if [ -s "$deb" ]; then
 		check "installed: man faulttune finds /usr/share/man/man1/faulttune.1.gz and renders it" \
 			eval '[ "$(man -w faulttune 2>/dev/null)" = /usr/share/man/man1/faulttune.1.gz ] &&
 			      MANWIDTH=80 man -P cat faulttune 2>/dev/null | grep -q "faulttune tune"'
+		# the unit as installed: its binary and man page are there now
+		if command -v systemd-analyze >/dev/null; then
+			systemd-analyze verify /lib/systemd/system/faulttune-watch.service > "$tmp/verify.log" 2>&1
+			rc=$?
+			diag "$tmp/verify.log"
+			check "installed: systemd-analyze verify faulttune-watch.service: exit 0, no warning (exit $rc)" \
+				eval '[ $rc = 0 ] && [ ! -s "$tmp/verify.log" ]'
+		else
+			skip "installed: systemd-analyze verify faulttune-watch.service" "no systemd-analyze"
+		fi
+		check "installed: faulttune-watch.service is not enabled by the package" \
+			eval '[ ! -e /etc/systemd/system/multi-user.target.wants/faulttune-watch.service ]'
 		dpkg --purge faulttune > "$tmp/purge.log" 2>&1
 		rc=$?
 		check "dpkg --purge faulttune leaves no /usr/bin/faulttune (exit $rc)" \

@@ -1092,3 +1092,24 @@ void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
 		print_text(f, &v, top);
 	free(v.lk);
 }
+
+void ft_fallback_sum(const struct ft_analysis *a, struct ft_fallback_sum *s)
+{
+	const struct ft_fallback *fb = a->fb;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	if (!fb)
+		return;
+	for (i = 0; i < FT_HOP_NR; i++) {
+		s->hop_n[i] = fb->hop[i].n;
+		s->hop_ns[i] = fb->hop[i].total;
+	}
+	for (i = 0; i < FT_MOP_NR; i++) {
+		s->mop_n[i] = fb->mop[i].n;
+		s->mop_ns[i] = fb->mop[i].total;
+	}
+	s->other_n = fb->cls[FB_OTHER].n;
+	s->other_ns = fb->cls[FB_OTHER].total;
+	s->table_n = fb->table_n;
+}

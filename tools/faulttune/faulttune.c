@@ -15,6 +15,7 @@ static const struct {
 	{ "record", cmd_record, "record hugetlb and memtype lock events to trace.dat" },
 	{ "report", cmd_report, "analyse a recording: waits, collisions, what-if" },
 	{ "tune", cmd_tune, "sweep num_fault_mutexes and recommend a size" },
+	{ "watch", cmd_watch, "a window every interval: one line, Prometheus metrics" },
 };
 
 static void usage(FILE *f)

@@ -468,6 +468,14 @@ void ft_fallback_free(struct ft_fallback *fb);
 /* the fallback sections; json: one "fallback" member, leading comma */
 void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
 		       int top);
+/* the fallback's numbers for watch: waits (count, ns) by lock and op */
+struct ft_fallback_sum {
+	uint64_t hop_n[FT_HOP_NR], hop_ns[FT_HOP_NR];	/* fault mutex */
+	uint64_t mop_n[FT_MOP_NR], mop_ns[FT_MOP_NR];	/* memtype_lock */
+	uint64_t other_n, other_ns;	/* every other lock */
+	uint32_t table_n;		/* fault mutex table size, 0: unknown */
+};
+void ft_fallback_sum(const struct ft_analysis *a, struct ft_fallback_sum *s);
 
 /* bench.c: the workloads, also driven by tune */
 enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE,
@@ -533,6 +541,7 @@ int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 /* version.c: faulttune --version */
 void ft_print_version(FILE *f);

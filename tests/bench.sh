@@ -43,6 +43,9 @@
 #		released alone, the trio and every event; trace.dat bytes per
 #		acquisition of record and record --trio (tests/bench-summary.sh;
 #		BENCH_SUMMARY=0 leaves it out)
+#  15 watch	an always-on faulttune watch on the host for BENCH_WATCH_MIN
+#		minutes (60) at -i 5: RSS after the first windows against the
+#		end, CPU per window (tools/faulttune/tests/watch-cost.sh)
 #
 # Writes build/bench/bench.json, Documentation/bench.md and the plots
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
@@ -161,3 +164,23 @@ fi
 # 14: what recording costs, summary against trio (the production-like
 # kernels section 11 built), its own section appended too
 [ "${BENCH_SUMMARY:-1}" = 0 ] || { "$top/tests/bench-summary.sh" && cat "$out/summary.md" >> "$top/Documentation/bench.md"; } || exit 1
+
+# 15: what an always-on watch costs on this host over BENCH_WATCH_MIN
+# minutes (60) at -i 5: RSS after the first window against the end, CPU
+# per window (tools/faulttune/tests/watch-cost.sh); BENCH_WATCH_MIN=0
+# leaves it out
+if [ "${BENCH_WATCH_MIN:-60}" != 0 ]; then
+	make -s -C "$top/tools/faulttune" faulttune || exit 1
+	"$top/tools/faulttune/tests/watch-cost.sh" "$top/tools/faulttune/faulttune" \
+		"${BENCH_WATCH_MIN:-60}" 5 > "$out/watch-cost.log" || exit 1
+	{
+		echo
+		echo "## 15. faulttune watch: memory and CPU over ${BENCH_WATCH_MIN:-60} minutes"
+		echo
+		echo "\`tools/faulttune/tests/watch-cost.sh ./faulttune ${BENCH_WATCH_MIN:-60} 5\` on the host"
+		echo "(its own kernel: the fallback when it has no faulttune events). Goal: RSS at the"
+		echo "end within 10% of RSS after the first windows."
+		echo
+		echo "    $(tail -n 1 "$out/watch-cost.log")"
+	} >> "$top/Documentation/bench.md"
+fi

@@ -164,30 +164,6 @@ static int pick_of(const struct ft_decision *d, unsigned int used)
 	return d->nsizes - 1;
 }
 
-double ft_t95(double df)
-{
-	/* one-sided 95% quantiles of Student's t */
-	static const double t[] = {
-		0, 6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860,
-		1.833, 1.812, 1.796, 1.782, 1.771, 1.761, 1.753, 1.746, 1.740,
-		1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706,
-		1.703, 1.701, 1.699, 1.697,
-	};
-	int k = (int)floor(df);	/* fewer degrees of freedom: wider, safe */
-
-	if (k < 1)
-		return INFINITY;
-	if (k <= 30)
-		return t[k];
-	if (k < 40)
-		return 1.697;
-	if (k < 60)
-		return 1.684;
-	if (k < 120)
-		return 1.671;
-	return 1.658;
-}
-
 /* each size's 95% bounds, by the used variant that predicts more */
 static void bounds(struct ft_decision *d)
 {

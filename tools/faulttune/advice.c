@@ -231,6 +231,12 @@ static void settled_line(FILE *f, const struct ft_advice *adv)
 		fputc('\n', f);
 		return;
 	}
+	if (d->nruns < FT_SETTLE_RUNS && d->first == d->rec) {
+		fprintf(f, "not settled: %d runs are too few to say (%d at least); "
+			"%u meets the %g%% target with 95%% confidence over them\n",
+			d->nruns, FT_SETTLE_RUNS, d->sizes[d->rec], d->target_pct);
+		return;
+	}
 	fprintf(f, "not settled: the %d runs cannot separate", d->nruns);
 	for (k = d->first; k <= d->rec; k++)
 		fprintf(f, "%s %u", k == d->first ? "" : k == d->rec ? " and" : ",",

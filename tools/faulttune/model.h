@@ -93,6 +93,8 @@ int ft_model_predict_runs(const struct ft_model *m,
 enum { FT_LOOP_CLOSED, FT_LOOP_OPEN, FT_NLOOP };
 /* a variant fits when |measured - predicted| <= 2 se + this, in % */
 #define FT_FIT_FLOOR_PCT	0.1
+/* the fewest runs whose spread can settle a pick */
+#define FT_SETTLE_RUNS		5
 /* one-sided 95% quantile of Student's t with df degrees of freedom */
 double ft_t95(double df);
 
@@ -119,7 +121,7 @@ struct ft_decision {
 	double *up, *lo;		/* per size: 95% bounds, % of fault time */
 	int rec;			/* the recommendation, index */
 	int first;			/* the first size that may meet the target */
-	int settled;			/* first == rec, from two runs or more */
+	int settled;			/* first == rec, from FT_SETTLE_RUNS runs */
 };
 
 int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,

@@ -97,7 +97,7 @@ tune_twice() {	# NAME COMMAND...
 		grep -q '"model_check":{"closed_loop":{"runs":[1-9]' $f &&
 			grep -q '"open_loop":{"runs":[1-9]' $f
 		t $? "$name $i: both model variants checked against the probes"
-		grep -q '"settled":{"known":true,"settled":\(true\|false\),"runs":[0-9]*,"t":[0-9.]*,"inseparable":\[[0-9,]*\]}' $f &&
+		grep -q '"settled":{"known":true,"settled":\(true\|false\),"runs":[0-9]*,"idle_runs":[0-9]*,"t":[0-9.]*,"inseparable":\[[0-9,]*\]}' $f &&
 			grep -q '"stopped":"\(settled\|runs\|seconds\)"' $f
 		t $? "$name $i: says how settled the pick is and why probing stopped"
 		r=$(jnum recommended $f)

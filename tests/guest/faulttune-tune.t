@@ -61,16 +61,20 @@ if [ -e /proc/lockdep ]; then than=-gt; else than=-eq; fi
 t $? "sizeof(struct mutex) measured on this kernel: ${mb:-none} bytes"
 
 # 2. from one mutex, 4 concurrent faulters collide: a bigger table, and
-# the model's current and recommended sizes are the ones measured
+# the sizes measured are the current one, the probes' pick and, when the
+# measured runs moved the pick, the final recommendation: -r 2 runs each
 echo 1 > $K
 faulttune tune --knob $K -r 2 -P 1 -B 2 -W 0 -s 32M -t 4 --json >$W/one.json 2>/dev/null
 t $? "tune from 1 mutex exits 0"
 rec=$(jnum recommended $W/one.json)
 [ -n "$rec" ] && [ "$rec" -gt 1 ] && grep -q '"keep":false' $W/one.json
 t $? "from 1 mutex it recommends more ($rec)"
-[ "$(jorder $W/one.json | tr -cd , | wc -c)" = 3 ] &&
-	jorder $W/one.json | grep -q "[[,]$rec[],]"
-t $? "measures the current and the recommended size: $(jorder $W/one.json)"
+ppick=$(grep -o '"probes":{[^}]*}' $W/one.json | grep -o '"pick":[0-9]*' | cut -d: -f2)
+counts=$(jorder $W/one.json | sed 's/.*\[//; s/\]//' | tr , '\n' | sort -n | uniq -c)
+twice() { echo "$counts" | awk -v s=$1 '$2 == s && $1 == 2 { f = 1 } END { exit !f }'; }
+[ -n "$ppick" ] && twice 1 && twice $ppick && twice $rec &&
+	[ -z "$(echo "$counts" | awk '$1 != 2')" ]
+t $? "measures the current, the probes' pick ($ppick) and the recommended size, twice each: $(jorder $W/one.json)"
 [ "$(cat $K)" = 1 ]
 t $? "knob restored to 1"
 echo $saved > $K

@@ -169,8 +169,9 @@ static void fit_lines(FILE *f, const struct ft_advice *adv)
 	int v;
 
 	if (!d->fit[0].nruns) {
-		fprintf(f, "model check: none: no run measured its own collision "
-			"wait\n");
+		fprintf(f, "model check: none: %s\n", d->nactive ? "no run "
+			"measured its own collision wait" : "no run had faults "
+			"in flight at once, and such runs fit any model");
 		return;
 	}
 	fprintf(f, "model check at the recorded size%s (%d run%s): measured "
@@ -198,46 +199,69 @@ static void fit_lines(FILE *f, const struct ft_advice *adv)
 
 static const char *meets_str(const struct ft_decision *d, int k)
 {
-	if (d->nruns < 2)
+	if (d->nactive < 2)
 		return d->up[k] <= d->target_pct ? "yes" : "no";
 	if (d->up[k] <= d->target_pct)
 		return "yes";
 	return d->lo[k] <= d->target_pct ? "maybe" : "no";
 }
 
+/* the runs the sizes were judged on: "the 12 runs" or "the 8 active runs" */
+static const char *runs_str(const struct ft_decision *d, char *buf, size_t len)
+{
+	if (d->nactive == d->nruns)
+		snprintf(buf, len, "the %d runs", d->nruns);
+	else
+		snprintf(buf, len, "the %d active runs", d->nactive);
+	return buf;
+}
+
 /* how settled the pick is: which sizes the runs separate it from */
 static void settled_line(FILE *f, const struct ft_advice *adv)
 {
 	const struct ft_decision *d = &adv->dec;
+	char rb[48];
 	int k;
 
-	if (d->nruns < 2) {
-		fprintf(f, "settled: not known from one run (the bounds need the "
-			"spread of several; record more, or give several files)\n");
+	if (d->nactive < d->nruns)
+		fprintf(f, "idle runs: in %d of the %d runs no two faults were in "
+			"flight at once, so no size can collide there; sizes are "
+			"judged on the other %d (the active runs)\n",
+			d->nruns - d->nactive, d->nruns, d->nactive);
+	if (!d->nactive) {
+		fprintf(f, "settled: not known: no run had faults in flight at "
+			"once, so the runs cannot tell one size from another\n");
 		return;
 	}
+	if (d->nactive < 2) {
+		fprintf(f, "settled: not known from one %srun (the bounds need "
+			"the spread of several; record more, or give several "
+			"files)\n", d->nactive < d->nruns ? "active " : "");
+		return;
+	}
+	runs_str(d, rb, sizeof(rb));
 	if (d->settled && d->rec == size_idx_of(d, d->current)) {
 		fprintf(f, "settled: the current %u meets the %g%% target with "
-			"95%% confidence over the %d runs\n", d->current,
-			d->target_pct, d->nruns);
+			"95%% confidence over %s\n", d->current,
+			d->target_pct, rb);
 		return;
 	}
 	if (d->settled) {
-		fprintf(f, "settled: with 95%% confidence over the %d runs, %u "
-			"meets the %g%% target", d->nruns, d->sizes[d->rec],
+		fprintf(f, "settled: with 95%% confidence over %s, %u "
+			"meets the %g%% target", rb, d->sizes[d->rec],
 			d->target_pct);
 		if (d->rec > 0)
 			fprintf(f, " and %u misses it", d->sizes[d->rec - 1]);
 		fputc('\n', f);
 		return;
 	}
-	if (d->nruns < FT_SETTLE_RUNS && d->first == d->rec) {
-		fprintf(f, "not settled: %d runs are too few to say (%d at least); "
+	if (d->nactive < FT_SETTLE_RUNS && d->first == d->rec) {
+		fprintf(f, "not settled: %s are too few to say (%d at least); "
 			"%u meets the %g%% target with 95%% confidence over them\n",
-			d->nruns, FT_SETTLE_RUNS, d->sizes[d->rec], d->target_pct);
+			rb, FT_SETTLE_RUNS, d->sizes[d->rec], d->target_pct);
 		return;
 	}
-	fprintf(f, "not settled: the %d runs cannot separate", d->nruns);
+	fprintf(f, "not settled: %s cannot separate", rb);
 	for (k = d->first; k <= d->rec; k++)
 		fprintf(f, "%s %u", k == d->first ? "" : k == d->rec ? " and" : ",",
 			d->sizes[k]);
@@ -373,9 +397,10 @@ void ft_advice_json(FILE *f, const struct ft_advice *adv)
 	}
 	fprintf(f, ",\"used\":\"%s\"}", used_str(d->used));
 	fprintf(f, ",\"settled\":{\"known\":%s,\"settled\":%s,\"runs\":%d,"
-		"\"t\":%.3f,\"inseparable\":[", d->nruns > 1 ? "true" : "false",
-		d->settled ? "true" : "false", d->nruns,
-		d->nruns > 1 ? ft_t95(d->nruns - 1) : 0.0);
+		"\"idle_runs\":%d,\"t\":%.3f,\"inseparable\":[",
+		d->nactive > 1 ? "true" : "false",
+		d->settled ? "true" : "false", d->nactive, d->nruns - d->nactive,
+		d->nactive > 1 ? ft_t95(d->nactive - 1) : 0.0);
 	for (i = d->first; i <= d->rec && i < d->nsizes; i++)
 		fprintf(f, "%s%u", i == d->first ? "" : ",", d->sizes[i]);
 	fputs("]}", f);

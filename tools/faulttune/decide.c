@@ -17,6 +17,20 @@
  * the larger of the two predictions, so the pick meets the target under
  * either assumption.
  *
+ * Idle runs: a run in which no two faults on different pages were ever in
+ * flight at once predicts no collision wait at one mutex, and so at no
+ * size: whatever the table size, it cannot collide.  It says nothing
+ * about which size the program needs, and counted in, it pulls every
+ * size's prediction towards zero by the share of such runs, which is a
+ * property of the moment (how the scheduler happened to place the
+ * program's threads), not of the table.  QEMU preallocating guest memory
+ * with four threads in a TCG guest had no overlap in a third of its runs
+ * and up to 15% collision wait at 32 in the others; with the idle runs
+ * counted, the pick followed their share from tune to tune.  So sizes are
+ * judged, and the model checked, on the runs in which faults overlapped
+ * (the active runs): the collision wait the program meets when its
+ * faults do run together.  The output says how many runs were idle.
+ *
  * Settled: each size's prediction has a standard error over the runs
  * (the workload's own spread from run to run), and with it a one-sided
  * 95% bound each way (Student's t on the runs less one degree of
@@ -73,7 +87,7 @@ static void fit_of(const struct ft_decision *d, int v, struct ft_fit *f)
 		int k = d->meas_k[i];
 		double di;
 
-		if (k < 0)
+		if (k < 0 || d->idle[i])
 			continue;
 		p = pred_at(d, v, k, i);
 		if (p->fault <= 0)
@@ -125,49 +139,10 @@ static unsigned int used_of(const struct ft_fit *fit)
 	return used ? used : (1u << FT_NLOOP) - 1;
 }
 
-/* the prediction at size k over the runs: the larger of the used */
-static double pct_at(const struct ft_decision *d, unsigned int used, int k)
-{
-	double best = 0;
-	int v, i;
-
-	for (v = 0; v < FT_NLOOP; v++) {
-		double c = 0, f = 0;
-
-		if (!(used & (1u << v)))
-			continue;
-		for (i = 0; i < d->nruns; i++) {
-			const struct ft_run_pred *p = pred_at(d, v, k, i);
-
-			c += p->coll_wait;
-			f += p->fault;
-		}
-		if (f > 0 && 100 * c / f > best)
-			best = 100 * c / f;
-	}
-	return best;
-}
-
-/*
- * The rule on one set of runs: keep the current size when it meets the
- * target, else the smallest size that does, else the largest candidate.
- */
-static int pick_of(const struct ft_decision *d, unsigned int used)
-{
-	int k, cur = size_idx(d, d->current);
-
-	if (cur >= 0 && pct_at(d, used, cur) <= d->target_pct)
-		return cur;
-	for (k = 0; k < d->nsizes; k++)
-		if (pct_at(d, used, k) <= d->target_pct)
-			return k;
-	return d->nsizes - 1;
-}
-
 /* each size's 95% bounds, by the used variant that predicts more */
 static void bounds(struct ft_decision *d)
 {
-	double t = d->nruns > 1 ? ft_t95(d->nruns - 1) : 0;
+	double t = d->nactive > 1 ? ft_t95(d->nactive - 1) : 0;
 	int k, v;
 
 	for (k = 0; k < d->nsizes; k++) {
@@ -204,13 +179,13 @@ static void settle(struct ft_decision *d)
 	while (d->first < d->rec && d->lo[d->first] > d->target_pct)
 		d->first++;
 	/*
-	 * One run has no spread to bound: how settled is not known.  Below
+	 * One active run has no spread to bound: how settled is not known.  Below
 	 * FT_SETTLE_RUNS the spread itself is too rough to trust: three
 	 * quiet probes of QEMU's preallocation "settled" on keeping 32 where
 	 * the next two runs at 32 measured 0.61% +- 0.31 and another tune
 	 * of it needed 256.
 	 */
-	d->settled = d->nruns >= FT_SETTLE_RUNS && d->first == d->rec;
+	d->settled = d->nactive >= FT_SETTLE_RUNS && d->first == d->rec;
 }
 
 void ft_decision_free(struct ft_decision *d)
@@ -227,7 +202,60 @@ void ft_decision_free(struct ft_decision *d)
 	free(d->meas_k);
 	free(d->meas_cw);
 	free(d->meas_f);
+	free(d->idle);
 	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * Row k of variant v over the active runs only.  With no idle run, the
+ * model's own row is already that (the same pooled share, the same
+ * standard error over the runs).
+ */
+static void active_row(struct ft_decision *d, int v, int k)
+{
+	struct ft_model_row *r = &d->rows[v][k];
+	double c = 0, f = 0, s = 0, s2 = 0;
+	int n = 0, i;
+
+	if (d->nactive == d->nruns)
+		return;
+	for (i = 0; i < d->nruns; i++) {
+		const struct ft_run_pred *p = pred_at(d, v, k, i);
+		double pct;
+
+		if (d->idle[i] || p->fault <= 0)
+			continue;
+		pct = 100 * p->coll_wait / p->fault;
+		c += p->coll_wait;
+		f += p->fault;
+		s += pct;
+		s2 += pct * pct;
+		n++;
+	}
+	r->coll_pct = f > 0 ? 100 * c / f : 0;
+	r->coll_pct_se = 0;
+	if (n > 1 && s2 - s * s / n > 0)
+		r->coll_pct_se = sqrt((s2 - s * s / n) / (n - 1) / n);
+}
+
+/*
+ * The idle runs (see the top of the file), from the predictions at one
+ * mutex: none under either variant.
+ */
+static void mark_idle(struct ft_decision *d, int one)
+{
+	int v, i;
+
+	d->nactive = 0;
+	for (i = 0; i < d->nruns; i++) {
+		d->idle[i] = 1;
+		for (v = 0; v < FT_NLOOP; v++)
+			if (pred_at(d, v, one, i)->coll_wait > 0)
+				d->idle[i] = 0;
+		d->nactive += !d->idle[i];
+	}
+	for (v = 0; v < FT_NLOOP; v++)
+		active_row(d, v, one);
 }
 
 /*
@@ -282,6 +310,11 @@ static int add_size(struct ft_decision *d, const struct ft_model *m,
 		memcpy(&d->runs[v][k * nr], rp[v], nr * sizeof(*rp[v]));
 	}
 	d->nsizes = n + 1;
+	if (size == 1)
+		mark_idle(d, k);
+	else
+		for (v = 0; v < FT_NLOOP; v++)
+			active_row(d, v, k);
 	ret = 0;
 out:
 	for (v = 0; v < FT_NLOOP; v++)
@@ -340,13 +373,14 @@ int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 	d->current = current;
 	d->target_pct = target_pct;
 	d->nruns = ft_model_nruns(m);
-	d->max_size = max_size;
 	if (!d->nruns)
 		return -1;
+	d->nactive = d->nruns;	/* until the predictions at one mutex */
+	d->idle = calloc(d->nruns, sizeof(*d->idle));
 	d->meas_k = malloc(d->nruns * sizeof(*d->meas_k));
 	d->meas_cw = malloc(d->nruns * sizeof(*d->meas_cw));
 	d->meas_f = malloc(d->nruns * sizeof(*d->meas_f));
-	if (!d->meas_k || !d->meas_cw || !d->meas_f ||
+	if (!d->idle || !d->meas_k || !d->meas_cw || !d->meas_f ||
 	    candidates(d, m, mo, max_size))
 		goto fail;
 	d->up = calloc(d->nsizes, sizeof(*d->up));
@@ -362,7 +396,6 @@ int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 	for (v = 0; v < FT_NLOOP; v++)
 		fit_of(d, v, &d->fit[v]);
 	d->used = used_of(d->fit);
-	d->point = pick_of(d, d->used);
 	settle(d);
 	return 0;
 fail:
@@ -383,38 +416,52 @@ int ft_decision_variant(const struct ft_decision *d, int k)
 }
 
 /*
- * The measured collision share at one size against the decision's
+ * What the active runs at one size measured, against the decision's
  * prediction there: fits when within two combined standard errors.
  */
 void ft_decision_check(const struct ft_decision *d, uint32_t size,
-		       double meas_pct, double meas_se, int meas_runs,
 		       struct ft_check *c)
 {
-	int k = size_idx(d, size), i;
-	double sd = 0;
+	int k = size_idx(d, size), i, n = 0;
+	double cw = 0, f = 0, s = 0, s2 = 0, sd = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->size = size;
-	c->meas_pct = meas_pct;
-	c->meas_se = meas_se;
-	c->runs = meas_runs;
 	if (k < 0)
 		return;
+	for (i = 0; i < d->nruns; i++) {
+		double pct;
+
+		if (d->idle[i] || d->meas_k[i] != k || d->meas_f[i] <= 0)
+			continue;
+		pct = 100 * d->meas_cw[i] / d->meas_f[i];
+		cw += d->meas_cw[i];
+		f += d->meas_f[i];
+		s += pct;
+		s2 += pct * pct;
+		sd += pred_at(d, ft_decision_variant(d, k), k, i)->draw_sd;
+		n++;
+	}
+	if (!n)
+		return;
 	c->known = 1;
+	c->runs = n;
+	c->meas_pct = 100 * cw / f;
+	if (n > 1 && s2 - s * s / n > 0)
+		c->meas_se = sqrt((s2 - s * s / n) / (n - 1) / n);
 	c->variant = ft_decision_variant(d, k);
 	c->pred_pct = d->rows[c->variant][k].coll_pct;
 	c->pred_se = d->rows[c->variant][k].coll_pct_se;
-	if (d->nruns < 2)
+	if (d->nactive < 2)
 		c->pred_se = d->rows[c->variant][k].coll_pct_sd;
 	/*
 	 * A measured run is one hash draw: its runs agreeing (all 0, as a
 	 * large table gives) says no more than the draws' spread allows.
 	 */
-	for (i = 0; i < d->nruns; i++)
-		sd += pred_at(d, c->variant, k, i)->draw_sd / d->nruns;
-	if (meas_runs > 0 && c->meas_se < sd / sqrt(meas_runs))
-		c->meas_se = sd / sqrt(meas_runs);
-	c->fits = fabs(meas_pct - c->pred_pct) <=
+	sd /= n;
+	if (c->meas_se < sd / sqrt(n))
+		c->meas_se = sd / sqrt(n);
+	c->fits = fabs(c->meas_pct - c->pred_pct) <=
 		  2 * sqrt(c->meas_se * c->meas_se + c->pred_se * c->pred_se) +
 		  FT_FIT_FLOOR_PCT;
 }

@@ -107,21 +107,22 @@ struct ft_fit {
 };
 
 struct ft_decision {
-	uint32_t current, max_size;
+	uint32_t current;
 	double target_pct;
 	int nruns, nsizes;
+	int *idle;			/* run: no two faults ever in flight at once */
+	int nactive;			/* runs not idle: what sizes are judged on */
 	uint32_t *sizes;			/* ascending */
-	struct ft_model_row *rows[FT_NLOOP];	/* [size] */
+	struct ft_model_row *rows[FT_NLOOP];	/* [size], over the active runs */
 	struct ft_run_pred *runs[FT_NLOOP];	/* [size * nruns + run] */
 	int *meas_k;			/* run: index of its recorded size, -1 */
 	double *meas_cw, *meas_f;	/* run: measured collision wait, fault */
 	struct ft_fit fit[FT_NLOOP];	/* on all the runs */
 	unsigned int used;		/* bit per variant the decision uses */
-	int point;			/* all runs' pick, index into sizes */
 	double *up, *lo;		/* per size: 95% bounds, % of fault time */
 	int rec;			/* the recommendation, index */
 	int first;			/* the first size that may meet the target */
-	int settled;			/* first == rec, from FT_SETTLE_RUNS runs */
+	int settled;			/* first == rec, FT_SETTLE_RUNS active runs */
 };
 
 int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
@@ -132,16 +133,15 @@ const char *ft_loop_name(int v);
 /* the variant whose prediction judges size index k */
 int ft_decision_variant(const struct ft_decision *d, int k);
 
-/* a size that was measured, against the decision's prediction there */
+/* what the active runs at a size measured, against the prediction there */
 struct ft_check {
 	uint32_t size;
-	int known;		/* the size is among the decision's */
+	int known;		/* active runs ran at this size */
 	int variant, runs;
 	double meas_pct, meas_se, pred_pct, pred_se;
 	int fits;
 };
 void ft_decision_check(const struct ft_decision *d, uint32_t size,
-		       double meas_pct, double meas_se, int meas_runs,
 		       struct ft_check *c);
 
 struct ft_pick {

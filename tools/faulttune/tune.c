@@ -52,7 +52,6 @@
 struct size_result {
 	uint32_t size;
 	double *wall;		/* seconds, per run */
-	double *cw, *fns;	/* per run: collision wait, fault time, ns */
 	int runs, cap;
 	uint64_t acq, contended, collisions, sharing, lost;
 	double coll_wait, fault_ns;	/* ns, from the events */
@@ -97,6 +96,7 @@ struct tune_ctx {
 	int nprobes;		/* probe runs made */
 	double probe_s;		/* seconds they took */
 	const char *stopped;	/* why probing stopped */
+	uint32_t probe_pick;	/* the pick on the probes alone */
 	double wall_s;		/* the whole tune, seconds */
 };
 
@@ -761,18 +761,8 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		if (!w)
 			return -1;
 		sr->wall = w;
-		w = realloc(sr->cw, cap2 * sizeof(*w));
-		if (!w)
-			return -1;
-		sr->cw = w;
-		w = realloc(sr->fns, cap2 * sizeof(*w));
-		if (!w)
-			return -1;
-		sr->fns = w;
 		sr->cap = cap2;
 	}
-	sr->cw[sr->runs] = 0;
-	sr->fns[sr->runs] = 0;
 	sr->wall[sr->runs++] = wall;
 	ft_analysis_init(&a);
 	if (ft_read_tracedat(c->tmpfile, &a) == 0) {
@@ -783,10 +773,8 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		sr->sharing += a.hall.sharing;
 		sr->coll_wait += a.hall.coll_wait;
 		sr->lost += lost + a.lost_events;
-		sr->cw[sr->runs - 1] = a.hall.coll_wait;
 		for (i = 0; i < a.nholds; i++)
-			sr->fns[sr->runs - 1] += a.holds[i].rel_ts - a.holds[i].req_ts;
-		sr->fault_ns += sr->fns[sr->runs - 1];
+			sr->fault_ns += a.holds[i].rel_ts - a.holds[i].req_ts;
 		if (model && a.nholds) {
 			if (ft_model_add_run(model, a.holds, a.nholds)) {
 				ft_analysis_free(&a);
@@ -893,40 +881,13 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 
 static void do_plot(struct tune_ctx *c, uint32_t rec);
 
-/* the measured collision share at one size against the model's */
-static void check_size(const struct tune_ctx *c, const struct size_result *r,
-		       struct ft_check *chk)
-{
-	double s = 0, s2 = 0, se = 0;
-	int i, n = 0;
-
-	for (i = 0; i < r->runs; i++) {
-		double p;
-
-		if (r->fns[i] <= 0)
-			continue;
-		p = 100 * r->cw[i] / r->fns[i];
-		s += p;
-		s2 += p * p;
-		n++;
-	}
-	if (n > 1) {
-		double var = (s2 - s * s / n) / (n - 1);
-
-		se = var > 0 ? sqrt(var / n) : 0;
-	}
-	ft_decision_check(&c->adv.dec, r->size, measured_pct(r), se, n, chk);
-}
-
 static const char *stopped_str(const struct tune_ctx *c, char *buf, size_t len)
 {
-	const struct ft_decision *d = &c->adv.dec;
-
 	if (!c->stopped)
 		snprintf(buf, len, "interrupted");
 	else if (!strcmp(c->stopped, "settled"))
 		snprintf(buf, len, "settled on %u after %d probes",
-			 d->sizes[d->rec], d->nruns);
+			 c->probe_pick, c->nprobes);
 	else
 		snprintf(buf, len, "not settled when the budget (%s) ran out: "
 			 "see 'not settled' above",
@@ -944,13 +905,13 @@ static void check_text(const struct tune_ctx *c)
 	int i, bad = 0;
 
 	printf("model check at the measured sizes (measured and predicted "
-	       "collision wait, +- se over the runs)\n");
+	       "collision wait over the active runs at each size, +- se)\n");
 	printf("%8s %5s %10s %8s %10s %8s  %s\n", "size", "runs", "measured",
 	       "+-se", "predicted", "+-se", "");
 	for (i = 0; i < c->nres; i++) {
 		struct ft_check chk;
 
-		check_size(c, &c->res[i], &chk);
+		ft_decision_check(&c->adv.dec, c->res[i].size, &chk);
 		if (!chk.known || !chk.runs)
 			continue;
 		printf("%8u %5d %9.2f%% %7.2f%% %9.2f%% %7.2f%%  %s (%s)\n",
@@ -987,7 +948,7 @@ static void check_json(const struct tune_ctx *c)
 	for (i = 0; i < c->nres; i++) {
 		struct ft_check chk;
 
-		check_size(c, &c->res[i], &chk);
+		ft_decision_check(&c->adv.dec, c->res[i].size, &chk);
 		if (!chk.known || !chk.runs)
 			continue;
 		printf("%s{\"size\":%u,\"runs\":%d,\"measured_pct\":%.4f,"
@@ -1059,9 +1020,10 @@ static void report(struct tune_ctx *c)
 			       (unsigned long long)r->lost);
 		}
 		printf("],\"probes\":{\"runs\":%d,\"seconds\":%.3f,"
-		       "\"budget_runs\":%d,\"budget_s\":%g,\"stopped\":\"%s\"}",
-		       c->nprobes, c->probe_s, c->budget_runs, c->budget_s,
-		       c->stopped ? c->stopped : "interrupted");
+		       "\"budget_runs\":%d,\"budget_s\":%g,\"stopped\":\"%s\","
+		       "\"pick\":%u}", c->nprobes, c->probe_s, c->budget_runs,
+		       c->budget_s, c->stopped ? c->stopped : "interrupted",
+		       c->probe_pick);
 		check_json(c);
 		printf(",\"recommended\":%u,\"keep\":%s,\"confirm\":{",
 		       rec, c->adv.pick.keep ? "true" : "false");
@@ -1093,6 +1055,13 @@ static void report(struct tune_ctx *c)
 	       c->runs, c->wall_s);
 	printf("probing: %d runs at %u in %.1f s; %s\n", c->nprobes, c->saved,
 	       c->probe_s, stopped_str(c, stop, sizeof(stop)));
+	if (c->probe_pick != rec)
+		printf("the measured runs moved the pick: %u on the probes "
+		       "alone, %u on all %d traced runs\n", c->probe_pick, rec,
+		       c->adv.nruns);
+	else
+		printf("the decision below is on all %d traced runs: the probes "
+		       "and the measured runs\n", c->adv.nruns);
 	ft_advice_table(stdout, &c->adv);
 	printf("\nmeasured (interleaved in the seed's order)\n");
 	printf("%8s %5s %10s %8s %10s %10s %10s %8s\n", "size", "runs",
@@ -1159,6 +1128,58 @@ static void do_plot(struct tune_ctx *c, uint32_t rec)
 }
 
 /* runs of every measured size, interleaved round by round */
+static int measure(struct tune_ctx *c, const uint32_t *sizes, int n, int tty);
+
+/* the decision on every traced run so far */
+static int advise(struct tune_ctx *c, const struct ft_advice_opts *ao)
+{
+	if (c->have_adv)
+		ft_advice_free(&c->adv);
+	c->have_adv = 0;
+	if (ft_advise(c->model, ao, &c->adv))
+		return -1;
+	c->have_adv = 1;
+	return 0;
+}
+
+static uint32_t pick_size(const struct tune_ctx *c)
+{
+	return c->adv.rows[c->adv.pick.idx].size;
+}
+
+/*
+ * Every measured run is traced and goes into the model too: the decision
+ * is made again on the probes and the measured runs together, and a pick
+ * that moves is measured in its turn (twice at most, so that a pick on
+ * the edge cannot keep tune measuring).
+ */
+static int measure_and_decide(struct tune_ctx *c, const struct ft_advice_opts *ao,
+			      const uint32_t *sizes, int n, int tty)
+{
+	int round;
+
+	if (measure(c, sizes, n, tty))
+		return -1;
+	for (round = 0; !ft_stop; round++) {
+		const struct size_result *r;
+		uint32_t rec;
+
+		if (advise(c, ao))
+			return -1;
+		rec = pick_size(c);
+		r = res_find(c, rec);
+		if (round == 2 || (r && r->runs >= c->reps))
+			return 0;
+		if (c->fmt == FT_FMT_TEXT)
+			fprintf(stderr, "faulttune: with the measured runs the "
+				"model recommends %u; measuring it x %d runs\n",
+				rec, c->reps);
+		if (measure(c, &rec, 1, tty))
+			return -1;
+	}
+	return 0;
+}
+
 static int measure(struct tune_ctx *c, const uint32_t *sizes, int n,
 		   int tty)
 {
@@ -1190,7 +1211,7 @@ static int measure(struct tune_ctx *c, const uint32_t *sizes, int n,
 			if (tty && c->fmt == FT_FMT_TEXT)
 				fprintf(stderr, "\r  run %d/%d: size %-8u", ++done,
 					total, sizes[order[i]]);
-			if (run_one(c, sizes[order[i]], 1, NULL)) {
+			if (run_one(c, sizes[order[i]], 1, c->model)) {
 				free(order);
 				return -1;
 			}
@@ -1324,12 +1345,8 @@ int cmd_tune(int argc, char **argv)
 			       c.cmd ? c.cmd[0] : "the workload");
 			goto out;
 		}
-		if (c.have_adv)
-			ft_advice_free(&c.adv);
-		c.have_adv = 0;
-		if (ft_advise(c.model, &ao, &c.adv))
+		if (advise(&c, &ao))
 			goto out;
-		c.have_adv = 1;
 		if (tty && c.fmt == FT_FMT_TEXT)
 			fprintf(stderr, "\r  probe %d: %u, %s   ", c.nprobes,
 				c.adv.dec.sizes[c.adv.dec.rec],
@@ -1349,6 +1366,7 @@ int cmd_tune(int argc, char **argv)
 	}
 	c.probe_s = ft_now() - tp;
 	if (!ft_stop) {
+		c.probe_pick = pick_size(&c);
 		sizes = calloc(c.adv.n + 1, sizeof(*sizes));
 		if (!sizes)
 			goto out;
@@ -1367,7 +1385,7 @@ int cmd_tune(int argc, char **argv)
 				fprintf(stderr, " %u", sizes[i]);
 			fprintf(stderr, " x %d runs\n", c.reps);
 		}
-		if (measure(&c, sizes, n, tty))
+		if (measure_and_decide(&c, &ao, sizes, n, tty))
 			goto out;
 	}
 	c.wall_s = ft_now() - t0;
@@ -1391,8 +1409,6 @@ out:
 	ft_model_free(c.model);
 	for (i = 0; c.res && i < c.nres; i++) {
 		free(c.res[i].wall);
-		free(c.res[i].cw);
-		free(c.res[i].fns);
 	}
 	free(c.res);
 	free(c.order);

@@ -455,7 +455,8 @@ static void test_settled(void)
 	CHECK(!ft_decide(m, &o, 1, 20, 8, &d), "decide");
 	EQ(d.settled, 1);
 	CHECK(d.sizes[d.rec] > 1, "grown: %u", d.sizes[d.rec]);
-	EQ(d.rec, d.point);
+	CHECK(d.up[d.rec - 1] > 20, "the size below misses 20%%: %.2f",
+	      d.up[d.rec - 1]);
 	EQ(d.first, d.rec);
 	ft_decision_free(&d);
 	ft_model_free(m);
@@ -469,16 +470,29 @@ static void test_settled(void)
 }
 
 /*
- * Not settled, then settled by more runs.  Half the runs contend
- * (loop_run: 8 of 38 ns, 21.05%, at one mutex, closed loop fitting), half
- * fault alone (0 of 30).  Pooled: 8 / 68 = 11.76%.  Six runs: the
- * per-run shares 21.05 and 0 have an sd of 11.531, se 4.708, t(5) 2.015:
- * one mutex's bounds are 2.27% .. 21.3%, so at a 16% target it may meet
- * it, and a larger size is the safe pick: not settled, 1 and the pick
- * inseparable.  Sixty runs: sd 10.615, se 1.370, t(59) 1.684: bounds
- * 9.46% .. 14.07%, and 1 surely meets 16%: kept, settled.
+ * Not settled, then settled by more runs; idle runs left out.  A third of
+ * the runs contend hard (loop_run: 8 of 38 ns, 21.05%, at one mutex), a
+ * third lightly (light_run: task 2 asks 2 ns before task 1 releases, 2 of
+ * 30 ns, 6.67%), a third fault alone (0 at every size: idle).  Closed loop
+ * fits (each run measured what it predicts); open loop does not.  Sizes
+ * are judged on the active runs: pooled, (8 + 2) / (38 + 30) = 14.71% at
+ * one mutex (with the idle runs it would be 10.20%).  Six active runs:
+ * the shares 21.05 and 6.67 have an sd of 7.880, se 3.217, t(5) 2.015:
+ * one mutex's bounds are 8.22% .. 21.19%, so at a 17% target it may meet
+ * it and a larger size is the safe pick: not settled, 1 and the pick
+ * inseparable.  Sixty active runs: sd 7.253, se 0.936, t(59) 1.684: 1
+ * surely meets 17% (upper bound 16.28%): kept, settled.
  */
-static struct ft_model *half_model(int n)
+static const struct ft_hold light_run[] = {
+	{ .req_ts = 0, .acq_ts = 0, .rel_ts = 10, .mapping = 0x3000,
+	  .index = 1, .pid = 1 },
+	{ .req_ts = 8, .acq_ts = 10, .rel_ts = 18, .mapping = 0x3000,
+	  .index = 2, .pid = 2 },
+	{ .req_ts = 18, .acq_ts = 18, .rel_ts = 28, .mapping = 0x3000,
+	  .index = 3, .pid = 2 },
+};
+
+static struct ft_model *third_model(int n)
 {
 	static const struct ft_hold alone[] = {
 		{ .req_ts = 0, .acq_ts = 0, .rel_ts = 10, .mapping = 0x2000,
@@ -492,9 +506,12 @@ static struct ft_model *half_model(int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (i % 2) {
+		if (i % 3 == 2) {
 			CHECK(!ft_model_add_run(m, alone, 3), "alone");
 			ft_model_run_measured(m, alone, 3, 1, 0);
+		} else if (i % 3 == 1) {
+			CHECK(!ft_model_add_run(m, light_run, 3), "light");
+			ft_model_run_measured(m, light_run, 3, 1, 2);
 		} else {
 			CHECK(!ft_model_add_run(m, loop_run, 3), "loop");
 			ft_model_run_measured(m, loop_run, 3, 1, 30.0 * 8 / 38);
@@ -503,30 +520,63 @@ static struct ft_model *half_model(int n)
 	return m;
 }
 
+/* half the n shares a, half b: their standard error */
+static double se_of_two(double a, double b, int n)
+{
+	return sqrt(n * (a - b) * (a - b) / 4 / (n - 1)) / sqrt(n);
+}
+
 static void test_not_settled(void)
 {
 	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
-	struct ft_model *m = half_model(6);
+	double a = 800.0 / 38, b = 200.0 / 30, pooled = 1000.0 / 68;
+	struct ft_model *m = third_model(9);
 	struct ft_decision d;
 
-	CHECK(!ft_decide(m, &o, 1, 16, 8, &d), "decide");
+	CHECK(!ft_decide(m, &o, 1, 17, 8, &d), "decide");
+	EQ(d.nruns, 9);
+	EQ(d.nactive, 6);
+	EQ(d.idle[2], 1);
+	EQ(d.idle[1], 0);
 	EQ(d.used, 1u << FT_LOOP_CLOSED);
-	NEAR(d.rows[FT_LOOP_CLOSED][0].coll_pct, 100.0 * 8 / 68, 1e-9);
-	NEAR(d.up[0], 100.0 * 8 / 68 + 2.015 * 11.5310 / sqrt(6), 1e-3);
-	NEAR(d.lo[0], 100.0 * 8 / 68 - 2.015 * 11.5310 / sqrt(6), 1e-3);
+	NEAR(d.rows[FT_LOOP_CLOSED][0].coll_pct, pooled, 1e-9);
+	NEAR(d.up[0], pooled + 2.015 * se_of_two(a, b, 6), 1e-3);
+	NEAR(d.lo[0], pooled - 2.015 * se_of_two(a, b, 6), 1e-3);
 	EQ(d.settled, 0);
-	EQ(d.sizes[d.point], 1);	/* 11.76% meets 16% on the point */
 	EQ(d.first, 0);
 	CHECK(d.rec > 0, "the safe size, not 1");
-	CHECK(d.up[d.rec] <= 16, "the pick meets 16%% surely: %.2f", d.up[d.rec]);
+	CHECK(d.up[d.rec] <= 17, "the pick meets 17%% surely: %.2f", d.up[d.rec]);
 	ft_decision_free(&d);
 	ft_model_free(m);
 
-	m = half_model(60);
-	CHECK(!ft_decide(m, &o, 1, 16, 8, &d), "decide");
-	NEAR(d.up[0], 100.0 * 8 / 68 + 1.684 * 10.6152 / sqrt(60), 1e-3);
+	m = third_model(90);
+	CHECK(!ft_decide(m, &o, 1, 17, 8, &d), "decide");
+	EQ(d.nactive, 60);
+	NEAR(d.up[0], pooled + 1.684 * se_of_two(a, b, 60), 1e-3);
 	EQ(d.settled, 1);
 	EQ(d.sizes[d.rec], 1);
+	ft_decision_free(&d);
+	ft_model_free(m);
+}
+
+/* only idle runs: nothing to judge sizes by; the current size is kept */
+static void test_all_idle(void)
+{
+	struct ft_hold h[] = { H(1, 1, 0, 0, 10), H(2, 1, 10, 10, 20) };
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED };
+	struct ft_model *m = ft_model_new();
+	struct ft_decision d;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		CHECK(!ft_model_add_run(m, h, 2), "run");
+		ft_model_run_measured(m, h, 2, 32, 0);
+	}
+	CHECK(!ft_decide(m, &o, 32, 1, 0, &d), "decide");
+	EQ(d.nactive, 0);
+	EQ(d.sizes[d.rec], 32);
+	EQ(d.settled, 0);
+	EQ(d.fit[FT_LOOP_CLOSED].nruns, 0);
 	ft_decision_free(&d);
 	ft_model_free(m);
 }
@@ -679,6 +729,7 @@ int main(void)
 	test_fit();
 	test_settled();
 	test_not_settled();
+	test_all_idle();
 	test_t95();
 	test_current_above_max();
 	test_threads_overflow();

@@ -49,15 +49,20 @@ def main():
       "16 --timeout 2s`, and plain `faulttune tune` (the built-in workload), "
       "in turn, in several boots of the production-like patched kernel "
       "(4 vCPUs, TCG). Goal: the same pick in >= 9 of 10 runs in each boot. "
-      "settled: runs whose pick 95% of the resamples of their probes agreed "
-      "on; the others said which sizes they could not separate and "
-      "recommended the safe one.")
+      "settled: runs whose final decision (probes and measured runs) "
+      "separated the pick from every smaller size with 95% confidence; the "
+      "others said which sizes they could not separate and recommended the "
+      "safe one. consistent: pairs of successive runs with the same pick or "
+      "overlapping ranges of inseparable sizes. idle: runs of the program "
+      "in which no two faults were in flight at once (left out of the "
+      "decision), median per tune, of the median traced runs.")
     w("")
     w("Command: `%s`" % command)
     w("")
     w("| program | boot | host load | picks | most common | same | goal | "
-      "settled | consistent | median probes | median tune s |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|")
+      "settled | consistent | median probes | idle / traced | "
+      "median tune s |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     missed = []
     checks = {}
     for (prog, boot) in sorted(tunes):
@@ -74,12 +79,15 @@ def main():
         cons = sum(1 for a, b in pairs if a["recommended"] == b["recommended"]
                    or overlap(a["settled"]["inseparable"],
                               b["settled"]["inseparable"]))
+        idle = med([r["settled"].get("idle_runs", 0) for r in runs])
+        traced = med([r["settled"]["runs"] + r["settled"].get("idle_runs", 0)
+                      for r in runs])
         w("| %s | %d | %s | %s | %d | %d / %d | %s | %d / %d | %d / %d | %g "
-          "| %.1f |" % (
+          "| %g / %g | %.1f |" % (
             prog, boot, load.get(boot, "?"), " ".join(map(str, picks)), top,
             same, n, "met" if met else "**missed**", settled, len(runs),
             cons, len(pairs),
-            med([r["probes"]["runs"] for r in runs]),
+            med([r["probes"]["runs"] for r in runs]), idle, traced,
             med([r["wall_s"] for r in runs])))
         c = checks.setdefault(prog, [0, 0, 0])
         for r in runs:

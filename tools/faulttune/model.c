@@ -50,6 +50,13 @@ struct run {
 	struct stream_hold *h;	/* grouped by stream, each in request order */
 	size_t n;
 	uint32_t *first;	/* stream s: h[first[s] .. first[s + 1]) */
+	/*
+	 * Open loop: the holds in the order the simulation takes them, by
+	 * (recorded request, stream): a wait moves no request, so the order
+	 * is the same in every draw and at every size; src[] the stream of
+	 * each.  Ties of equal requests in groups (runs of equal req).
+	 */
+	uint32_t *order, *src;
 	int nstreams;
 	int inflight;		/* most holds in flight at once: concurrency */
 	uint32_t nkeys;
@@ -86,6 +93,8 @@ void ft_model_free(struct ft_model *m)
 	for (i = 0; i < m->nruns; i++) {
 		free(m->runs[i].h);
 		free(m->runs[i].first);
+		free(m->runs[i].order);
+		free(m->runs[i].src);
 	}
 	free(m->runs);
 	free(m);
@@ -439,6 +448,8 @@ static int max_inflight(const struct ft_hold *h, size_t n)
 	return best;
 }
 
+static int open_order(struct run *r);
+
 int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 {
 	struct ft_map streams = { 0 };
@@ -497,6 +508,8 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	free(t);
 	t = NULL;
 	r.inflight = max_inflight(h, n);
+	if (open_order(&r))
+		goto out;
 	runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs));
 	if (!runs)
 		goto out;
@@ -507,6 +520,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 		m->max_streams = (int)nstreams;
 	r.h = NULL;
 	r.first = NULL;
+	r.order = r.src = NULL;
 	ret = 0;
 out:
 	ft_map_free(&streams, NULL);
@@ -514,10 +528,47 @@ out:
 	free(t);
 	free(r.h);
 	free(r.first);
+	free(r.order);
+	free(r.src);
 	return ret;
 }
 
 /* ---- simulation ---- */
+
+static const struct stream_hold *req_order;	/* qsort's context */
+
+static int cmp_req(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (req_order[a].req != req_order[b].req)
+		return req_order[a].req < req_order[b].req ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/*
+ * The open loop's order: by recorded request, ties by stream and then
+ * by position in the stream, which is the order of the holds' indices
+ * (grouped by stream, each in request order).  The heap of the closed
+ * loop takes them in the same order, (time, stream) first.
+ */
+static int open_order(struct run *r)
+{
+	uint32_t s, i;
+
+	r->order = malloc((r->n ? r->n : 1) * sizeof(*r->order));
+	r->src = malloc((r->n ? r->n : 1) * sizeof(*r->src));
+	if (!r->order || !r->src)
+		return -1;
+	for (s = 0; s < (uint32_t)r->nstreams; s++)
+		for (i = r->first[s]; i < r->first[s + 1]; i++)
+			r->src[i] = s;
+	for (i = 0; i < r->n; i++)
+		r->order[i] = i;
+	req_order = r->h;
+	qsort(r->order, r->n, sizeof(*r->order), cmp_req);
+	return 0;
+}
 
 /* min-heap of streams by their next request time */
 struct heap {
@@ -576,6 +627,8 @@ struct sim {
 	uint64_t *free_at;	/* per bucket: release time of its last holder */
 	uint64_t *last_key;	/* per bucket: that holder's key + 1 (0: none) */
 	uint32_t *pos;		/* per stream: next hold */
+	uint32_t *end;		/* per stream: past its last hold */
+	uint64_t *kbase;	/* per stream: its copy's first key */
 	uint64_t *delay;	/* per stream: simulated wait so far */
 	struct heap hp;
 };
@@ -624,59 +677,103 @@ static void simulate(const struct run *r, int threads, int open_loop,
 		     struct sim_out *out)
 {
 	uint32_t nstreams = (uint32_t)sim_streams(r, threads), j;
-	uint32_t mask = size - 1;
-	uint64_t first = UINT64_MAX, last = 0;
+	uint32_t mask = size - 1, ns = (uint32_t)r->nstreams;
+	uint64_t first = UINT64_MAX, last = 0, handover = r->handover;
+	uint64_t *free_at = sm->free_at, *last_key = sm->last_key;
+	double coll = 0, coll_wait = 0, share_wait = 0, fault = 0;
 
 	if (!r->nstreams)
 		return;
-	memset(sm->free_at, 0, (size_t)size * sizeof(*sm->free_at));
-	memset(sm->last_key, 0, (size_t)size * sizeof(*sm->last_key));
+	memset(free_at, 0, (size_t)size * sizeof(*free_at));
+	memset(last_key, 0, (size_t)size * sizeof(*last_key));
+
+/* one hold x of key `key` asked at t: the bucket's queue, the sums */
+#define SIM_HOLD(x, key, t, wait_out)					\
+	do {								\
+		uint32_t b_ = (uint32_t)mix64(draw ^ ((key) *		\
+				0xd1b54a32d192ed03ULL)) & mask;		\
+		uint64_t start_ = free_at[b_] > (t) ?			\
+				  free_at[b_] + handover : (t);		\
+		uint64_t w_ = start_ - (t);				\
+									\
+		if (w_) {						\
+			if (last_key[b_] == (key) + 1) {		\
+				share_wait += w_;			\
+			} else {					\
+				coll += 1;				\
+				coll_wait += w_;			\
+			}						\
+		}							\
+		fault += w_ + (x)->svc;					\
+		free_at[b_] = start_ + (x)->svc;			\
+		if (free_at[b_] > last)					\
+			last = free_at[b_];				\
+		last_key[b_] = (key) + 1;				\
+		wait_out = w_;						\
+	} while (0)
+
+	if (open_loop) {
+		/*
+		 * The requests keep their recorded times: the order is the
+		 * run's (open_order()), each copy of a group of equal
+		 * requests in turn, as the heap of (time, stream) took them.
+		 */
+		uint32_t k = nstreams / ns, c, g0, g1, i;
+
+		first = r->h[r->order[0]].req;
+		for (g0 = 0; g0 < r->n; g0 = g1) {
+			uint64_t t = r->h[r->order[g0]].req;
+
+			for (g1 = g0 + 1; g1 < r->n &&
+			     r->h[r->order[g1]].req == t; g1++)
+				;
+			for (c = 0; c < k; c++) {
+				uint64_t kb = (uint64_t)c * r->nkeys;
+
+				for (i = g0; i < g1; i++) {
+					const struct stream_hold *x = &r->h[r->order[i]];
+					uint64_t key = kb + x->key, w;
+
+					SIM_HOLD(x, key, t, w);
+					(void)w;
+				}
+			}
+		}
+		goto done;
+	}
 	sm->hp.n = 0;
 	for (j = 0; j < nstreams; j++) {
-		uint32_t src = j % r->nstreams;
+		uint32_t src = j % ns;
 
 		sm->pos[j] = r->first[src];
+		sm->end[j] = r->first[src + 1];
+		sm->kbase[j] = (uint64_t)(j / ns) * r->nkeys;
 		sm->delay[j] = 0;
-		if (sm->pos[j] < r->first[src + 1])
-			heap_push(&sm->hp, open_loop ? r->h[sm->pos[j]].req :
-				  r->h[sm->pos[j]].req0, j);
+		if (sm->pos[j] < sm->end[j])
+			heap_push(&sm->hp, r->h[sm->pos[j]].req0, j);
 	}
 	while (sm->hp.n) {
 		const struct stream_hold *x;
-		uint64_t t, start, wait, key;
-		uint32_t j2, src, b, copy;
+		uint64_t t, key, wait;
+		uint32_t j2;
 
 		heap_pop(&sm->hp, &t, &j2);
 		if (t < first)
 			first = t;
-		src = j2 % r->nstreams;
-		copy = j2 / r->nstreams;
 		x = &r->h[sm->pos[j2]];
-		key = (uint64_t)copy * r->nkeys + x->key;
-		b = (uint32_t)mix64(draw ^ (key * 0xd1b54a32d192ed03ULL)) & mask;
-		start = sm->free_at[b] > t ? sm->free_at[b] + r->handover : t;
-		wait = start - t;
-		if (wait) {
-			if (sm->last_key[b] == key + 1) {
-				out->share_wait += wait;
-			} else {
-				out->coll += 1;
-				out->coll_wait += wait;
-			}
-		}
-		out->fault += wait + x->svc;
-		sm->free_at[b] = start + x->svc;
-		if (start + x->svc > last)
-			last = start + x->svc;
-		sm->last_key[b] = key + 1;
+		key = sm->kbase[j2] + x->key;
+		SIM_HOLD(x, key, t, wait);
 		sm->delay[j2] += wait;
-		if (++sm->pos[j2] < r->first[src + 1]) {
-			const struct stream_hold *nx = &r->h[sm->pos[j2]];
-
-			heap_push(&sm->hp, open_loop ? nx->req :
-				  nx->req0 + sm->delay[j2], j2);
-		}
+		if (++sm->pos[j2] < sm->end[j2])
+			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
+				  j2);
 	}
+#undef SIM_HOLD
+done:
+	out->coll += coll;
+	out->coll_wait += coll_wait;
+	out->share_wait += share_wait;
+	out->fault += fault;
 	if (last > first)
 		out->span += last - first;
 }
@@ -761,9 +858,12 @@ int ft_model_predict_runs(const struct ft_model *m,
 	sm.last_key = malloc((size_t)size * sizeof(*sm.last_key));
 	sm.pos = malloc((maxs + 1) * sizeof(*sm.pos));
 	sm.delay = malloc((maxs + 1) * sizeof(*sm.delay));
+	sm.end = malloc((maxs + 1) * sizeof(*sm.end));
+	sm.kbase = malloc((maxs + 1) * sizeof(*sm.kbase));
 	sm.hp.t = malloc((maxs + 1) * sizeof(*sm.hp.t));
 	sm.hp.s = malloc((maxs + 1) * sizeof(*sm.hp.s));
 	if (!sm.free_at || !sm.last_key || !sm.pos || !sm.delay ||
+	    !sm.end || !sm.kbase ||
 	    !sm.hp.t || !sm.hp.s)
 		goto out;
 	for (d = 0; d < draws; d++) {
@@ -827,6 +927,8 @@ out:
 	free(sm.last_key);
 	free(sm.pos);
 	free(sm.delay);
+	free(sm.end);
+	free(sm.kbase);
 	free(sm.hp.t);
 	free(sm.hp.s);
 	return ret;

@@ -82,7 +82,29 @@ struct ft_model {
 	int nruns;
 	size_t nholds;
 	int max_streams;
+	/*
+	 * Each hold's bucket hash in each draw (run i: hash[i][d * n + p]),
+	 * the same for every size and both variants: made once for the
+	 * seed and draws asked, when no run is copied (--threads) and it
+	 * fits in FT_MODEL_HASH_CACHE bytes; else hashed hold by hold.
+	 */
+	uint32_t **hash;
+	uint64_t hash_seed;
+	int hash_draws;
 };
+
+#define FT_MODEL_HASH_CACHE	(16u << 20)
+
+static void hash_free(struct ft_model *m)
+{
+	int i;
+
+	for (i = 0; m->hash && i < m->nruns; i++)
+		free(m->hash[i]);
+	free(m->hash);
+	m->hash = NULL;
+	m->hash_draws = 0;
+}
 
 struct ft_model *ft_model_new(void)
 {
@@ -95,6 +117,7 @@ void ft_model_free(struct ft_model *m)
 
 	if (!m)
 		return;
+	hash_free(m);
 	for (i = 0; i < m->nruns; i++) {
 		free(m->runs[i].h);
 		free(m->runs[i].first);
@@ -515,6 +538,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	r.inflight = max_inflight(h, n);
 	if (open_order(&r))
 		goto out;
+	hash_free(m);		/* made for the runs before this one */
 	runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs));
 	if (!runs)
 		goto out;
@@ -678,8 +702,8 @@ static size_t sim_streams(const struct run *r, int threads)
  * nothing out and adds nothing on).
  */
 static void simulate(const struct run *r, int threads, int open_loop,
-		     uint32_t size, uint64_t draw, struct sim *sm,
-		     struct sim_out *out)
+		     uint32_t size, uint64_t draw, const uint32_t *hk,
+		     struct sim *sm, struct sim_out *out)
 {
 	uint32_t nstreams = (uint32_t)sim_streams(r, threads), j;
 	uint32_t mask = size - 1, ns = (uint32_t)r->nstreams;
@@ -693,10 +717,10 @@ static void simulate(const struct run *r, int threads, int open_loop,
 	memset(last_key, 0, (size_t)size * sizeof(*last_key));
 
 /* one hold x of key `key` asked at t: the bucket's queue, the sums */
-#define SIM_HOLD(x, key, t, wait_out)					\
+#define SIM_HOLD(x, p, key, t, wait_out)				\
 	do {								\
-		uint32_t b_ = (uint32_t)mix64(draw ^ ((key) *		\
-				0xd1b54a32d192ed03ULL)) & mask;		\
+		uint32_t b_ = (hk ? hk[p] : (uint32_t)mix64(draw ^	\
+				((key) * 0xd1b54a32d192ed03ULL))) & mask; \
 		uint64_t start_ = free_at[b_] > (t) ?			\
 				  free_at[b_] + handover : (t);		\
 		uint64_t w_ = start_ - (t);				\
@@ -736,10 +760,11 @@ static void simulate(const struct run *r, int threads, int open_loop,
 				uint64_t kb = (uint64_t)c * r->nkeys;
 
 				for (i = g0; i < g1; i++) {
-					const struct stream_hold *x = &r->h[r->order[i]];
+					uint32_t p = r->order[i];
+					const struct stream_hold *x = &r->h[p];
 					uint64_t key = kb + x->key, w;
 
-					SIM_HOLD(x, key, t, w);
+					SIM_HOLD(x, p, key, t, w);
 					(void)w;
 				}
 			}
@@ -767,7 +792,7 @@ static void simulate(const struct run *r, int threads, int open_loop,
 			first = t;
 		x = &r->h[sm->pos[j2]];
 		key = sm->kbase[j2] + x->key;
-		SIM_HOLD(x, key, t, wait);
+		SIM_HOLD(x, sm->pos[j2], key, t, wait);
 		sm->delay[j2] += wait;
 		if (++sm->pos[j2] < sm->end[j2])
 			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
@@ -845,13 +870,57 @@ static double sd_of(double sum, double sum2, int n)
 	return var > 0 ? sqrt(var) : 0;
 }
 
+/* the bucket hashes of every hold in every draw, if they fit: 0 or -1 */
+static int hash_make(struct ft_model *m, const struct ft_model_opts *o,
+		     int draws)
+{
+	size_t bytes = 0;
+	int i, d;
+
+	if (m->hash && m->hash_seed == o->seed && m->hash_draws >= draws)
+		return 0;
+	hash_free(m);
+	for (i = 0; i < m->nruns; i++) {
+		if (copies(&m->runs[i], o->threads) != 1)
+			return -1;
+		bytes += m->runs[i].n * (size_t)draws * sizeof(uint32_t);
+		if (bytes > FT_MODEL_HASH_CACHE)
+			return -1;
+	}
+	m->hash = calloc(m->nruns + 1, sizeof(*m->hash));
+	if (!m->hash)
+		return -1;
+	for (i = 0; i < m->nruns; i++) {
+		const struct run *r = &m->runs[i];
+		uint32_t *hk = malloc((r->n ? r->n : 1) * (size_t)draws *
+				      sizeof(*hk));
+		size_t p;
+
+		if (!hk) {
+			hash_free(m);
+			return -1;
+		}
+		m->hash[i] = hk;
+		for (d = 0; d < draws; d++) {
+			uint64_t draw = run_draw(o->seed, i, d);
+
+			for (p = 0; p < r->n; p++)
+				hk[(size_t)d * r->n + p] = (uint32_t)mix64(draw ^
+					((uint64_t)r->h[p].key * 0xd1b54a32d192ed03ULL));
+		}
+	}
+	m->hash_seed = o->seed;
+	m->hash_draws = draws;
+	return 0;
+}
+
 int ft_model_predict_runs(const struct ft_model *m,
 			  const struct ft_model_opts *o, uint32_t size,
 			  struct ft_model_row *row, struct ft_run_pred *runs)
 {
 	struct sim sm = { 0 };
 	double sum = 0, sum2 = 0, *rs = NULL, *rs2 = NULL;
-	int draws, d, i, ret = -1;
+	int draws, d, i, ret = -1, cached;
 	size_t maxs = 0;
 
 	memset(row, 0, sizeof(*row));
@@ -890,6 +959,8 @@ int ft_model_predict_runs(const struct ft_model *m,
 	    !sm.end || !sm.kbase ||
 	    !sm.hp.t || !sm.hp.s)
 		goto out;
+	/* the model keeps them for the next size: a cache, not its state */
+	cached = !hash_make((struct ft_model *)m, o, draws);
 	for (d = 0; d < draws; d++) {
 		struct sim_out so = { 0 };
 
@@ -899,7 +970,8 @@ int ft_model_predict_runs(const struct ft_model *m,
 			if (o->only_run && o->only_run != i + 1)
 				continue;
 			simulate(&m->runs[i], o->threads, o->open_loop, size,
-				 run_draw(o->seed, i, d), &sm, &one);
+				 run_draw(o->seed, i, d), cached ? m->hash[i] +
+				 (size_t)d * m->runs[i].n : NULL, &sm, &one);
 			so.coll += one.coll;
 			so.coll_wait += one.coll_wait;
 			so.share_wait += one.share_wait;

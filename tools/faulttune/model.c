@@ -267,6 +267,43 @@ static int cmp_tagged(const void *x, const void *y)
 	return (a->h->acq_ts > b->h->acq_ts) - (a->h->acq_ts < b->h->acq_ts);
 }
 
+/*
+ * In stream order, each stream's holds by request (cmp_tagged): counted
+ * into their streams in the order they came (stably, as qsort's merge
+ * sort kept equal ones), then each stream sorted only where it is not
+ * already, which holds given at their release seldom are not.
+ */
+static int sort_tagged(struct tagged **tp, size_t n, uint32_t nstreams)
+{
+	struct tagged *t = *tp, *u = malloc((n ? n : 1) * sizeof(*u));
+	size_t *at = calloc(nstreams + 1, sizeof(*at)), i, s;
+
+	if (!u || !at) {
+		free(u);
+		free(at);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		at[t[i].stream + 1]++;
+	for (s = 0; s < nstreams; s++)
+		at[s + 1] += at[s];
+	for (i = 0; i < n; i++)
+		u[at[t[i].stream]++] = t[i];
+	for (s = 0, i = 0; s < nstreams; i = at[s++]) {
+		size_t k;
+
+		for (k = i + 1; k < at[s]; k++)
+			if (cmp_tagged(&u[k - 1], &u[k]) > 0)
+				break;
+		if (k < at[s])
+			qsort(u + i, at[s] - i, sizeof(*u), cmp_tagged);
+	}
+	free(at);
+	free(t);
+	*tp = u;
+	return 0;
+}
+
 /* dense ids for a u64 key, in order of first appearance (deterministic) */
 static uint32_t dense_id(struct ft_map *map, uint64_t key, uint32_t *next)
 {
@@ -429,19 +466,35 @@ out:
 	return ret;
 }
 
-struct edge {
-	uint64_t t;
-	int start;		/* 1: a request, 0: a release */
-};
-
-/* by time; at equal times ends first */
-static int cmp_edge(const void *x, const void *y)
+static int cmp_u64(const void *x, const void *y)
 {
-	const struct edge *a = x, *b = y;
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
 
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	return a->start - b->start;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Sort times that mostly come in order (holds arrive at their release,
+ * so their releases are in order and their requests nearly): insertion
+ * while few move, else qsort.
+ */
+static void sort_times(uint64_t *v, size_t n)
+{
+	size_t i, j, moves = 0;
+
+	for (i = 1; i < n; i++) {
+		uint64_t x = v[i];
+
+		for (j = i; j > 0 && v[j - 1] > x; j--) {
+			v[j] = v[j - 1];
+			if (++moves > 8 * n + 64) {
+				v[j - 1] = x;	/* v is a permutation again */
+				qsort(v, n, sizeof(*v), cmp_u64);
+				return;
+			}
+		}
+		v[j] = x;
+	}
 }
 
 /*
@@ -449,30 +502,39 @@ static int cmp_edge(const void *x, const void *y)
  * at once.  A task has one fault in flight at a time, so this is how
  * many faulting threads really ran side by side, whatever the number of
  * tasks (a main thread that truncates between repetitions is a task,
- * not a faulting thread more).  Ends sort before starts at equal times.
+ * not a faulting thread more).  Ends count before starts at equal times:
+ * the requests and the releases each sorted, then merged.
  */
 static int max_inflight(const struct ft_hold *h, size_t n)
 {
-	struct edge *ev = malloc((2 * n + 1) * sizeof(*ev));
+	uint64_t *req = malloc((n + 1) * sizeof(*req));
+	uint64_t *rel = malloc((n + 1) * sizeof(*rel));
 	int cur = 0, best = n ? 1 : 0;
-	size_t i;
+	size_t i, j;
 
-	if (!ev)
+	if (!req || !rel) {
+		free(req);
+		free(rel);
 		return best;
-	/* (time, kind) pairs: a shifted time would wrap from 2^63 ns on */
+	}
 	for (i = 0; i < n; i++) {
-		uint64_t rel = h[i].rel_ts > h[i].req_ts ? h[i].rel_ts : h[i].req_ts;
-
-		ev[2 * i] = (struct edge){ h[i].req_ts, 1 };
-		ev[2 * i + 1] = (struct edge){ rel, 0 };
+		req[i] = h[i].req_ts;
+		rel[i] = h[i].rel_ts > h[i].req_ts ? h[i].rel_ts : h[i].req_ts;
 	}
-	qsort(ev, 2 * n, sizeof(*ev), cmp_edge);
-	for (i = 0; i < 2 * n; i++) {
-		cur += ev[i].start ? 1 : -1;
-		if (cur > best)
+	sort_times(req, n);
+	sort_times(rel, n);
+	for (i = j = 0; i < n; ) {
+		if (j < n && rel[j] <= req[i]) {
+			cur--;
+			j++;
+			continue;
+		}
+		if (++cur > best)
 			best = cur;
+		i++;
 	}
-	free(ev);
+	free(req);
+	free(rel);
 	return best;
 }
 
@@ -506,7 +568,8 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	ft_map_free(&streams, NULL);
 	if (tasks_to_lanes(t, n, &nstreams))
 		goto out;
-	qsort(t, n, sizeof(*t), cmp_tagged);
+	if (sort_tagged(&t, n, nstreams))
+		goto out;
 	r.h = malloc((n ? n : 1) * sizeof(*r.h));
 	r.first = calloc(nstreams + 1, sizeof(*r.first));
 	if (!r.h || !r.first)

@@ -961,6 +961,17 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 		pg = c->p;
 		c->p += page;
 		drop_behind(c, pg);
+		/*
+		 * The next page's lines are fetched while this one is
+		 * decoded: the first look at each line (good_prefix()) was
+		 * a cache miss, the hardware does not prefetch across pages.
+		 */
+		if (c->p + page <= c->end) {
+			uint64_t l;
+
+			for (l = 0; l < page; l += 64)
+				__builtin_prefetch(c->p + l);
+		}
 		memcpy(&flags, pg + 8, 8);
 		commit = flags & COMMIT_MASK;
 		if (commit > room || ((flags & RB_MISSED_STORED) &&

@@ -46,18 +46,19 @@ measure() {	# NAME COMMAND...: one line "NAME wall user+sys maxrss_kb status"
 		'BEGIN { printf "%s %.3f %.2f %d %d\n", n, (b - a) / 1e9, u + s, m, x }'
 }
 
-advice() {	# FILE OPTIONS...: "size pct se kept total windows"
-	local f=$1
-	shift
-	"$ft/faulttune" report --json "$@" "$f" | python3 -c '
+advice() {	# FILE JSONOUT OPTIONS...: "size pct se kept total windows runs"
+	local f=$1 j=$2
+	shift 2
+	"$ft/faulttune" report --json "$@" "$f" > "$j"
+	python3 -c '
 import json, sys
-d = json.load(sys.stdin)
+d = json.load(open(sys.argv[1]))
 a = d["hugetlb"]["advice"]
 s = d["sample"]
 r = [x for x in a["sizes"] if x["size"] == a["recommended"]][0]
 print(a["recommended"], "%.2f" % r["predicted_collision_pct"],
       "%.2f" % r["predicted_se_pct"], s["holds_kept"], s["holds_total"],
-      "%d/%d" % (s["windows_kept"], s["windows_total"]), a["runs"])'
+      "%d/%d" % (s["windows_kept"], s["windows_total"]), a["runs"])' "$j"
 }
 
 : > "$out/rm-raw"
@@ -71,15 +72,15 @@ for r in $sizes; do
 		echo "$ev $mb $(measure all "$ft/faulttune" report --sample-holds 0 "$f")" >> "$out/rm-raw"
 		echo "$ev $mb $(measure tracecmd trace-cmd report "$f")" >> "$out/rm-raw"
 	done
-	echo "$ev sample $(advice "$f")" >> "$out/rm-advice"
-	echo "$ev all $(advice "$f" --sample-holds 0)" >> "$out/rm-advice"
+	echo "$ev sample $(advice "$f" "$out/rm-json-$ev-sample")" >> "$out/rm-advice"
+	echo "$ev all $(advice "$f" "$out/rm-json-$ev-all" --sample-holds 0)" >> "$out/rm-advice"
 	rm -f "$f"
 done
 rm -f "$out/rm-time"
 
-python3 - "$out/rm-raw" "$out/rm-advice" "$runs" "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" <<'EOF' | tee "$out/report-memory.md"
-import statistics, sys
-raw, adv, runs, load, cpus = sys.argv[1:]
+python3 - "$out/rm-raw" "$out/rm-advice" "$runs" "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" "$out" <<'EOF' | tee "$out/report-memory.md"
+import json, math, statistics, sys
+raw, adv, runs, load, cpus, out = sys.argv[1:]
 m = {}
 for line in open(raw):
     ev, mb, name, wall, cpu, rss, st = line.split()
@@ -132,5 +133,37 @@ for ev in evs:
     s, e = a[(ev, "sample")], a[(ev, "all")]
     w("| %d | %s: %s%% +- %s%% | %s of %s holds, %s windows, %s runs | %s: %s%% +- %s%% |"
       % (ev, s[0], s[1], s[2], s[3], s[4], s[5], s[6], e[0], e[1], e[2]))
+w()
+w("The sample against every hold (goal at 1M and 4M events: the sample's "
+  "recommendation within the printed error of every hold's): each size's "
+  "prediction, sample minus every hold, in units of the two printed standard "
+  "errors combined (|z| <= 2: within); the picks agree when they are the same "
+  "size or when, at both picks, the two predictions are within 2 combined errors.")
+w()
+w("| events | sample pick | every-hold pick | largest abs(z) over the sizes (at) "
+  "| z at the picks | goal |")
+w("|---|---|---|---|---|---|")
+for ev in evs:
+    rows = {}
+    for k in ("sample", "all"):
+        d = json.load(open("%s/rm-json-%d-%s" % (out, ev, k)))["hugetlb"]["advice"]
+        rows[k] = (d["recommended"], {x["size"]: x for x in d["sizes"]})
+    zs = {}
+    for size, x in rows["sample"][1].items():
+        y = rows["all"][1].get(size)
+        if not y:
+            continue
+        se = math.hypot(x["predicted_se_pct"], y["predicted_se_pct"])
+        dz = x["predicted_collision_pct"] - y["predicted_collision_pct"]
+        zs[size] = dz / se if se > 0 else (0 if dz == 0 else math.inf)
+    ps, pa = rows["sample"][0], rows["all"][0]
+    big = max(zs, key=lambda k: abs(zs[k]))
+    atp = [zs.get(ps, math.inf), zs.get(pa, math.inf)]
+    ok = ps == pa or all(abs(z) <= 2 for z in atp)
+    w("| %d | %d | %d | %.1f (%d) | %s | %s |" % (
+        ev, ps, pa, abs(zs[big]), big,
+        ", ".join("%.1f" % z for z in atp),
+        ("met" if ok else "**missed**") if ev < 5e6 else
+        ("agree" if ok else "differ")))
 EOF
-rm -f "$out/rm-raw" "$out/rm-advice" "$out/synth-big"
+rm -f "$out/rm-raw" "$out/rm-advice" "$out/synth-big" "$out"/rm-json-*

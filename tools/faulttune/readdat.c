@@ -820,6 +820,13 @@ static int validate(const char *file, struct layout *lay)
 			why = "corrupt CPU data (not page aligned)";
 			goto out;
 		}
+		/*
+		 * The fast path checks each page's commit as it decodes it
+		 * (cur_page()): a pass of its own touched every page of the
+		 * file once more, a tenth of report's time on 1M events.
+		 */
+		if (lay->plain && !lay->lib)
+			continue;
 		for (q = off; q < off + size; q += page) {
 			uint64_t commit;
 
@@ -877,6 +884,8 @@ struct cpu_cur {
 	unsigned long long ts;		/* of the current event */
 	void *data;			/* its payload, NULL when done */
 	unsigned int len;
+	uint64_t committed;		/* event bytes its page headers announce */
+	const unsigned char *bad_commit;	/* a page whose commit is past it */
 };
 
 static uint32_t get32(const unsigned char *p)
@@ -974,8 +983,13 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 		}
 		memcpy(&flags, pg + 8, 8);
 		commit = flags & COMMIT_MASK;
-		if (commit > room || ((flags & RB_MISSED_STORED) &&
-				      commit + 8 > room)) {
+		if (commit > room) {
+			/* the file is refused, as validate() refuses it */
+			c->bad_commit = pg;
+			break;
+		}
+		c->committed += commit;
+		if ((flags & RB_MISSED_STORED) && commit + 8 > room) {
 			sk = ft_analysis_skips(rd->a, cpu);
 			if (sk) {
 				sk->bad_pages++;
@@ -1029,7 +1043,7 @@ static int cur_next(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 	return c->data != NULL;
 }
 
-static int fast_read(const char *file, const struct layout *lay,
+static int fast_read(const char *file, struct layout *lay,
 		     struct reader *rd)
 {
 	struct cpu_cur *cur;
@@ -1072,11 +1086,14 @@ static int fast_read(const char *file, const struct layout *lay,
 		struct cpu_cur *m = NULL;
 		int cpu = -1;
 
-		for (i = 0; i < lay->cpus; i++)
+		for (i = 0; i < lay->cpus; i++) {
 			if (cur[i].data && (!m || cur[i].ts < m->ts)) {
 				m = &cur[i];
 				cpu = (int)i;
 			}
+			if (cur[i].bad_commit)
+				goto bad_commit;
+		}
 		if (!m)
 			break;
 		rec.ts = m->ts;
@@ -1086,7 +1103,12 @@ static int fast_read(const char *file, const struct layout *lay,
 		on_record(NULL, &rec, cpu, rd);
 		cur_next(m, lay->page, rd, cpu);
 	}
+	for (i = 0; i < lay->cpus; i++)
+		lay->committed += cur[i].committed;
 	ret = 0;
+	goto out;
+bad_commit:
+	ft_err("%s: corrupt CPU data page (bad commit size)", file);
 	goto out;
 nomem:
 	ft_err("%s: out of memory for the page decoders", file);

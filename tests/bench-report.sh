@@ -88,6 +88,11 @@ done
 : > "$out/rm-long"
 for k in $repeat; do
 	g=$out/report-long.dat
+	need=$(( $(stat -c %s "$out/report-$last.dat") / 1024 * k * 11 / 10 ))
+	if [ "$(df -Pk "$out" | awk 'NR == 2 { print $4 }')" -lt "$need" ]; then
+		echo "bench-report: $k times the longest recording needs $((need / 1024)) MB free in $out: skipped" >&2
+		continue
+	fi
 	python3 "$ft/tests/mkrepeat.py" "$out/report-$last.dat" "$k" "$g" || exit 1
 	ev=$(( $(sed -n 's/^events=//p' "$out/report-$last.expect") * k ))
 	mb=$(awk -v b="$(stat -c %s "$g")" 'BEGIN { printf "%.0f", b / 1048576 }')

@@ -940,12 +940,14 @@ static int hash_make(struct ft_model *m, const struct ft_model_opts *o,
 	size_t bytes = 0;
 	int i, d;
 
+	/* a copied run's keys are other keys: hashed hold by hold */
+	for (i = 0; i < m->nruns; i++)
+		if (copies(&m->runs[i], o->threads) != 1)
+			return -1;
 	if (m->hash && m->hash_seed == o->seed && m->hash_draws >= draws)
 		return 0;
 	hash_free(m);
 	for (i = 0; i < m->nruns; i++) {
-		if (copies(&m->runs[i], o->threads) != 1)
-			return -1;
 		bytes += m->runs[i].n * (size_t)draws * sizeof(uint32_t);
 		if (bytes > FT_MODEL_HASH_CACHE)
 			return -1;

@@ -32,7 +32,12 @@
  *
  * Draws use common random numbers: a key's 64-bit draw is masked to each
  * size, so two keys that do not collide at N do not collide at 2N either
- * and the predicted curve is monotonic draw by draw.
+ * and the predicted curve is monotonic draw by draw.  Each run has draws
+ * of its own: the runs of one workload often fault the same few keys, so
+ * with draws common to all of them an unlucky draw was unlucky for every
+ * run at once, and the spread over the runs, the printed error, left out
+ * what the few draws left in the mean (at 256 mutexes on report's
+ * windows of a synthetic recording: +-0.08% behind a printed +-0.003%).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -50,6 +55,13 @@ struct run {
 	struct stream_hold *h;	/* grouped by stream, each in request order */
 	size_t n;
 	uint32_t *first;	/* stream s: h[first[s] .. first[s + 1]) */
+	/*
+	 * Open loop: the holds in the order the simulation takes them, by
+	 * (recorded request, stream): a wait moves no request, so the order
+	 * is the same in every draw and at every size; src[] the stream of
+	 * each.  Ties of equal requests in groups (runs of equal req).
+	 */
+	uint32_t *order, *src;
 	int nstreams;
 	int inflight;		/* most holds in flight at once: concurrency */
 	uint32_t nkeys;
@@ -70,7 +82,29 @@ struct ft_model {
 	int nruns;
 	size_t nholds;
 	int max_streams;
+	/*
+	 * Each hold's bucket hash in each draw (run i: hash[i][d * n + p]),
+	 * the same for every size and both variants: made once for the
+	 * seed and draws asked, when no run is copied (--threads) and it
+	 * fits in FT_MODEL_HASH_CACHE bytes; else hashed hold by hold.
+	 */
+	uint32_t **hash;
+	uint64_t hash_seed;
+	int hash_draws;
 };
+
+#define FT_MODEL_HASH_CACHE	(16u << 20)
+
+static void hash_free(struct ft_model *m)
+{
+	int i;
+
+	for (i = 0; m->hash && i < m->nruns; i++)
+		free(m->hash[i]);
+	free(m->hash);
+	m->hash = NULL;
+	m->hash_draws = 0;
+}
 
 struct ft_model *ft_model_new(void)
 {
@@ -83,9 +117,12 @@ void ft_model_free(struct ft_model *m)
 
 	if (!m)
 		return;
+	hash_free(m);
 	for (i = 0; i < m->nruns; i++) {
 		free(m->runs[i].h);
 		free(m->runs[i].first);
+		free(m->runs[i].order);
+		free(m->runs[i].src);
 	}
 	free(m->runs);
 	free(m);
@@ -228,6 +265,43 @@ static int cmp_tagged(const void *x, const void *y)
 	if (a->req_ts != b->req_ts)
 		return a->req_ts < b->req_ts ? -1 : 1;
 	return (a->h->acq_ts > b->h->acq_ts) - (a->h->acq_ts < b->h->acq_ts);
+}
+
+/*
+ * In stream order, each stream's holds by request (cmp_tagged): counted
+ * into their streams in the order they came (stably, as qsort's merge
+ * sort kept equal ones), then each stream sorted only where it is not
+ * already, which holds given at their release seldom are not.
+ */
+static int sort_tagged(struct tagged **tp, size_t n, uint32_t nstreams)
+{
+	struct tagged *t = *tp, *u = malloc((n ? n : 1) * sizeof(*u));
+	size_t *at = calloc(nstreams + 1, sizeof(*at)), i, s;
+
+	if (!u || !at) {
+		free(u);
+		free(at);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		at[t[i].stream + 1]++;
+	for (s = 0; s < nstreams; s++)
+		at[s + 1] += at[s];
+	for (i = 0; i < n; i++)
+		u[at[t[i].stream]++] = t[i];
+	for (s = 0, i = 0; s < nstreams; i = at[s++]) {
+		size_t k;
+
+		for (k = i + 1; k < at[s]; k++)
+			if (cmp_tagged(&u[k - 1], &u[k]) > 0)
+				break;
+		if (k < at[s])
+			qsort(u + i, at[s] - i, sizeof(*u), cmp_tagged);
+	}
+	free(at);
+	free(t);
+	*tp = u;
+	return 0;
 }
 
 /* dense ids for a u64 key, in order of first appearance (deterministic) */
@@ -392,19 +466,35 @@ out:
 	return ret;
 }
 
-struct edge {
-	uint64_t t;
-	int start;		/* 1: a request, 0: a release */
-};
-
-/* by time; at equal times ends first */
-static int cmp_edge(const void *x, const void *y)
+static int cmp_u64(const void *x, const void *y)
 {
-	const struct edge *a = x, *b = y;
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
 
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	return a->start - b->start;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Sort times that mostly come in order (holds arrive at their release,
+ * so their releases are in order and their requests nearly): insertion
+ * while few move, else qsort.
+ */
+static void sort_times(uint64_t *v, size_t n)
+{
+	size_t i, j, moves = 0;
+
+	for (i = 1; i < n; i++) {
+		uint64_t x = v[i];
+
+		for (j = i; j > 0 && v[j - 1] > x; j--) {
+			v[j] = v[j - 1];
+			if (++moves > 8 * n + 64) {
+				v[j - 1] = x;	/* v is a permutation again */
+				qsort(v, n, sizeof(*v), cmp_u64);
+				return;
+			}
+		}
+		v[j] = x;
+	}
 }
 
 /*
@@ -412,32 +502,43 @@ static int cmp_edge(const void *x, const void *y)
  * at once.  A task has one fault in flight at a time, so this is how
  * many faulting threads really ran side by side, whatever the number of
  * tasks (a main thread that truncates between repetitions is a task,
- * not a faulting thread more).  Ends sort before starts at equal times.
+ * not a faulting thread more).  Ends count before starts at equal times:
+ * the requests and the releases each sorted, then merged.
  */
 static int max_inflight(const struct ft_hold *h, size_t n)
 {
-	struct edge *ev = malloc((2 * n + 1) * sizeof(*ev));
+	uint64_t *req = malloc((n + 1) * sizeof(*req));
+	uint64_t *rel = malloc((n + 1) * sizeof(*rel));
 	int cur = 0, best = n ? 1 : 0;
-	size_t i;
+	size_t i, j;
 
-	if (!ev)
+	if (!req || !rel) {
+		free(req);
+		free(rel);
 		return best;
-	/* (time, kind) pairs: a shifted time would wrap from 2^63 ns on */
+	}
 	for (i = 0; i < n; i++) {
-		uint64_t rel = h[i].rel_ts > h[i].req_ts ? h[i].rel_ts : h[i].req_ts;
-
-		ev[2 * i] = (struct edge){ h[i].req_ts, 1 };
-		ev[2 * i + 1] = (struct edge){ rel, 0 };
+		req[i] = h[i].req_ts;
+		rel[i] = h[i].rel_ts > h[i].req_ts ? h[i].rel_ts : h[i].req_ts;
 	}
-	qsort(ev, 2 * n, sizeof(*ev), cmp_edge);
-	for (i = 0; i < 2 * n; i++) {
-		cur += ev[i].start ? 1 : -1;
-		if (cur > best)
+	sort_times(req, n);
+	sort_times(rel, n);
+	for (i = j = 0; i < n; ) {
+		if (j < n && rel[j] <= req[i]) {
+			cur--;
+			j++;
+			continue;
+		}
+		if (++cur > best)
 			best = cur;
+		i++;
 	}
-	free(ev);
+	free(req);
+	free(rel);
 	return best;
 }
+
+static int open_order(struct run *r);
 
 int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 {
@@ -467,7 +568,8 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	ft_map_free(&streams, NULL);
 	if (tasks_to_lanes(t, n, &nstreams))
 		goto out;
-	qsort(t, n, sizeof(*t), cmp_tagged);
+	if (sort_tagged(&t, n, nstreams))
+		goto out;
 	r.h = malloc((n ? n : 1) * sizeof(*r.h));
 	r.first = calloc(nstreams + 1, sizeof(*r.first));
 	if (!r.h || !r.first)
@@ -497,6 +599,9 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	free(t);
 	t = NULL;
 	r.inflight = max_inflight(h, n);
+	if (open_order(&r))
+		goto out;
+	hash_free(m);		/* made for the runs before this one */
 	runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs));
 	if (!runs)
 		goto out;
@@ -507,6 +612,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 		m->max_streams = (int)nstreams;
 	r.h = NULL;
 	r.first = NULL;
+	r.order = r.src = NULL;
 	ret = 0;
 out:
 	ft_map_free(&streams, NULL);
@@ -514,10 +620,47 @@ out:
 	free(t);
 	free(r.h);
 	free(r.first);
+	free(r.order);
+	free(r.src);
 	return ret;
 }
 
 /* ---- simulation ---- */
+
+static const struct stream_hold *req_order;	/* qsort's context */
+
+static int cmp_req(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	if (req_order[a].req != req_order[b].req)
+		return req_order[a].req < req_order[b].req ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/*
+ * The open loop's order: by recorded request, ties by stream and then
+ * by position in the stream, which is the order of the holds' indices
+ * (grouped by stream, each in request order).  The heap of the closed
+ * loop takes them in the same order, (time, stream) first.
+ */
+static int open_order(struct run *r)
+{
+	uint32_t s, i;
+
+	r->order = malloc((r->n ? r->n : 1) * sizeof(*r->order));
+	r->src = malloc((r->n ? r->n : 1) * sizeof(*r->src));
+	if (!r->order || !r->src)
+		return -1;
+	for (s = 0; s < (uint32_t)r->nstreams; s++)
+		for (i = r->first[s]; i < r->first[s + 1]; i++)
+			r->src[i] = s;
+	for (i = 0; i < r->n; i++)
+		r->order[i] = i;
+	req_order = r->h;
+	qsort(r->order, r->n, sizeof(*r->order), cmp_req);
+	return 0;
+}
 
 /* min-heap of streams by their next request time */
 struct heap {
@@ -576,6 +719,8 @@ struct sim {
 	uint64_t *free_at;	/* per bucket: release time of its last holder */
 	uint64_t *last_key;	/* per bucket: that holder's key + 1 (0: none) */
 	uint32_t *pos;		/* per stream: next hold */
+	uint32_t *end;		/* per stream: past its last hold */
+	uint64_t *kbase;	/* per stream: its copy's first key */
 	uint64_t *delay;	/* per stream: simulated wait so far */
 	struct heap hp;
 };
@@ -620,63 +765,108 @@ static size_t sim_streams(const struct run *r, int threads)
  * nothing out and adds nothing on).
  */
 static void simulate(const struct run *r, int threads, int open_loop,
-		     uint32_t size, uint64_t draw, struct sim *sm,
-		     struct sim_out *out)
+		     uint32_t size, uint64_t draw, const uint32_t *hk,
+		     struct sim *sm, struct sim_out *out)
 {
 	uint32_t nstreams = (uint32_t)sim_streams(r, threads), j;
-	uint32_t mask = size - 1;
-	uint64_t first = UINT64_MAX, last = 0;
+	uint32_t mask = size - 1, ns = (uint32_t)r->nstreams;
+	uint64_t first = UINT64_MAX, last = 0, handover = r->handover;
+	uint64_t *free_at = sm->free_at, *last_key = sm->last_key;
+	double coll = 0, coll_wait = 0, share_wait = 0, fault = 0;
 
 	if (!r->nstreams)
 		return;
-	memset(sm->free_at, 0, (size_t)size * sizeof(*sm->free_at));
-	memset(sm->last_key, 0, (size_t)size * sizeof(*sm->last_key));
+	memset(free_at, 0, (size_t)size * sizeof(*free_at));
+	memset(last_key, 0, (size_t)size * sizeof(*last_key));
+
+/* one hold x of key `key` asked at t: the bucket's queue, the sums */
+#define SIM_HOLD(x, p, key, t, wait_out)				\
+	do {								\
+		uint32_t b_ = (hk ? hk[p] : (uint32_t)mix64(draw ^	\
+				((key) * 0xd1b54a32d192ed03ULL))) & mask; \
+		uint64_t start_ = free_at[b_] > (t) ?			\
+				  free_at[b_] + handover : (t);		\
+		uint64_t w_ = start_ - (t);				\
+									\
+		if (w_) {						\
+			if (last_key[b_] == (key) + 1) {		\
+				share_wait += w_;			\
+			} else {					\
+				coll += 1;				\
+				coll_wait += w_;			\
+			}						\
+		}							\
+		fault += w_ + (x)->svc;					\
+		free_at[b_] = start_ + (x)->svc;			\
+		if (free_at[b_] > last)					\
+			last = free_at[b_];				\
+		last_key[b_] = (key) + 1;				\
+		wait_out = w_;						\
+	} while (0)
+
+	if (open_loop) {
+		/*
+		 * The requests keep their recorded times: the order is the
+		 * run's (open_order()), each copy of a group of equal
+		 * requests in turn, as the heap of (time, stream) took them.
+		 */
+		uint32_t k = nstreams / ns, c, g0, g1, i;
+
+		first = r->h[r->order[0]].req;
+		for (g0 = 0; g0 < r->n; g0 = g1) {
+			uint64_t t = r->h[r->order[g0]].req;
+
+			for (g1 = g0 + 1; g1 < r->n &&
+			     r->h[r->order[g1]].req == t; g1++)
+				;
+			for (c = 0; c < k; c++) {
+				uint64_t kb = (uint64_t)c * r->nkeys;
+
+				for (i = g0; i < g1; i++) {
+					uint32_t p = r->order[i];
+					const struct stream_hold *x = &r->h[p];
+					uint64_t key = kb + x->key, w;
+
+					SIM_HOLD(x, p, key, t, w);
+					(void)w;
+				}
+			}
+		}
+		goto done;
+	}
 	sm->hp.n = 0;
 	for (j = 0; j < nstreams; j++) {
-		uint32_t src = j % r->nstreams;
+		uint32_t src = j % ns;
 
 		sm->pos[j] = r->first[src];
+		sm->end[j] = r->first[src + 1];
+		sm->kbase[j] = (uint64_t)(j / ns) * r->nkeys;
 		sm->delay[j] = 0;
-		if (sm->pos[j] < r->first[src + 1])
-			heap_push(&sm->hp, open_loop ? r->h[sm->pos[j]].req :
-				  r->h[sm->pos[j]].req0, j);
+		if (sm->pos[j] < sm->end[j])
+			heap_push(&sm->hp, r->h[sm->pos[j]].req0, j);
 	}
 	while (sm->hp.n) {
 		const struct stream_hold *x;
-		uint64_t t, start, wait, key;
-		uint32_t j2, src, b, copy;
+		uint64_t t, key, wait;
+		uint32_t j2;
 
 		heap_pop(&sm->hp, &t, &j2);
 		if (t < first)
 			first = t;
-		src = j2 % r->nstreams;
-		copy = j2 / r->nstreams;
 		x = &r->h[sm->pos[j2]];
-		key = (uint64_t)copy * r->nkeys + x->key;
-		b = (uint32_t)mix64(draw ^ (key * 0xd1b54a32d192ed03ULL)) & mask;
-		start = sm->free_at[b] > t ? sm->free_at[b] + r->handover : t;
-		wait = start - t;
-		if (wait) {
-			if (sm->last_key[b] == key + 1) {
-				out->share_wait += wait;
-			} else {
-				out->coll += 1;
-				out->coll_wait += wait;
-			}
-		}
-		out->fault += wait + x->svc;
-		sm->free_at[b] = start + x->svc;
-		if (start + x->svc > last)
-			last = start + x->svc;
-		sm->last_key[b] = key + 1;
+		key = sm->kbase[j2] + x->key;
+		SIM_HOLD(x, sm->pos[j2], key, t, wait);
 		sm->delay[j2] += wait;
-		if (++sm->pos[j2] < r->first[src + 1]) {
-			const struct stream_hold *nx = &r->h[sm->pos[j2]];
-
-			heap_push(&sm->hp, open_loop ? nx->req :
-				  nx->req0 + sm->delay[j2], j2);
-		}
+		if (++sm->pos[j2] < sm->end[j2])
+			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
+				  j2);
 	}
+#undef SIM_HOLD
+done:
+	out->coll += coll;
+	out->coll_wait += coll_wait;
+	out->share_wait += share_wait;
+	out->fault += fault;
 	if (last > first)
 		out->span += last - first;
 }
@@ -685,12 +875,18 @@ static void simulate(const struct run *r, int threads, int open_loop,
  * Enough draws that the mean is steady, few enough that a million-event
  * recording (a third of a million holds) stays well under a second over
  * a dozen sizes and both variants: about a million simulated holds per
- * size and variant.
+ * size and variant.  Each run has draws of its own (run_draw()), so the
+ * mean over the runs rests on runs times draws of the hash: with many
+ * runs (report's windows) a few draws each are as many as one run would
+ * need alone, and the runs' spread, the standard error, includes what
+ * the draws leave.  So at most 256 draws in all over the runs, at least
+ * 4 a run (a run's spread over its draws, which decide.c uses, from
+ * fewer would be too rough).
  */
 static int auto_draws(const struct ft_model *m, int threads)
 {
 	double work = 0;
-	int i, d;
+	int i, d, cap;
 
 	for (i = 0; i < m->nruns; i++) {
 		const struct run *r = &m->runs[i];
@@ -700,7 +896,20 @@ static int auto_draws(const struct ft_model *m, int threads)
 	if (work < 1)
 		return 1;
 	d = (int)(1e6 / work);
+	cap = m->nruns > 1 ? (256 + m->nruns - 1) / m->nruns : 256;
+	if (d > cap)
+		d = cap;
 	return d < 4 ? 4 : d > 256 ? 256 : d;
+}
+
+/*
+ * Draw d of run i: the first run's draws are those every run had when
+ * the draws were common to all, the others' their own.
+ */
+static uint64_t run_draw(uint64_t seed, int i, int d)
+{
+	return mix64(seed + (((uint64_t)i << 32) + (uint64_t)d) *
+		     0x9e3779b97f4a7c15ULL);
 }
 
 static void pct_moments(double coll, double fault, double *sum, double *sum2)
@@ -724,13 +933,59 @@ static double sd_of(double sum, double sum2, int n)
 	return var > 0 ? sqrt(var) : 0;
 }
 
+/* the bucket hashes of every hold in every draw, if they fit: 0 or -1 */
+static int hash_make(struct ft_model *m, const struct ft_model_opts *o,
+		     int draws)
+{
+	size_t bytes = 0;
+	int i, d;
+
+	/* a copied run's keys are other keys: hashed hold by hold */
+	for (i = 0; i < m->nruns; i++)
+		if (copies(&m->runs[i], o->threads) != 1)
+			return -1;
+	if (m->hash && m->hash_seed == o->seed && m->hash_draws >= draws)
+		return 0;
+	hash_free(m);
+	for (i = 0; i < m->nruns; i++) {
+		bytes += m->runs[i].n * (size_t)draws * sizeof(uint32_t);
+		if (bytes > FT_MODEL_HASH_CACHE)
+			return -1;
+	}
+	m->hash = calloc(m->nruns + 1, sizeof(*m->hash));
+	if (!m->hash)
+		return -1;
+	for (i = 0; i < m->nruns; i++) {
+		const struct run *r = &m->runs[i];
+		uint32_t *hk = malloc((r->n ? r->n : 1) * (size_t)draws *
+				      sizeof(*hk));
+		size_t p;
+
+		if (!hk) {
+			hash_free(m);
+			return -1;
+		}
+		m->hash[i] = hk;
+		for (d = 0; d < draws; d++) {
+			uint64_t draw = run_draw(o->seed, i, d);
+
+			for (p = 0; p < r->n; p++)
+				hk[(size_t)d * r->n + p] = (uint32_t)mix64(draw ^
+					((uint64_t)r->h[p].key * 0xd1b54a32d192ed03ULL));
+		}
+	}
+	m->hash_seed = o->seed;
+	m->hash_draws = draws;
+	return 0;
+}
+
 int ft_model_predict_runs(const struct ft_model *m,
 			  const struct ft_model_opts *o, uint32_t size,
 			  struct ft_model_row *row, struct ft_run_pred *runs)
 {
 	struct sim sm = { 0 };
 	double sum = 0, sum2 = 0, *rs = NULL, *rs2 = NULL;
-	int draws, d, i, ret = -1;
+	int draws, d, i, ret = -1, cached;
 	size_t maxs = 0;
 
 	memset(row, 0, sizeof(*row));
@@ -761,14 +1016,18 @@ int ft_model_predict_runs(const struct ft_model *m,
 	sm.last_key = malloc((size_t)size * sizeof(*sm.last_key));
 	sm.pos = malloc((maxs + 1) * sizeof(*sm.pos));
 	sm.delay = malloc((maxs + 1) * sizeof(*sm.delay));
+	sm.end = malloc((maxs + 1) * sizeof(*sm.end));
+	sm.kbase = malloc((maxs + 1) * sizeof(*sm.kbase));
 	sm.hp.t = malloc((maxs + 1) * sizeof(*sm.hp.t));
 	sm.hp.s = malloc((maxs + 1) * sizeof(*sm.hp.s));
 	if (!sm.free_at || !sm.last_key || !sm.pos || !sm.delay ||
+	    !sm.end || !sm.kbase ||
 	    !sm.hp.t || !sm.hp.s)
 		goto out;
+	/* the model keeps them for the next size: a cache, not its state */
+	cached = !hash_make((struct ft_model *)m, o, draws);
 	for (d = 0; d < draws; d++) {
 		struct sim_out so = { 0 };
-		uint64_t draw = mix64(o->seed + (uint64_t)d * 0x9e3779b97f4a7c15ULL);
 
 		for (i = 0; i < m->nruns; i++) {
 			struct sim_out one = { 0 };
@@ -776,7 +1035,8 @@ int ft_model_predict_runs(const struct ft_model *m,
 			if (o->only_run && o->only_run != i + 1)
 				continue;
 			simulate(&m->runs[i], o->threads, o->open_loop, size,
-				 draw, &sm, &one);
+				 run_draw(o->seed, i, d), cached ? m->hash[i] +
+				 (size_t)d * m->runs[i].n : NULL, &sm, &one);
 			so.coll += one.coll;
 			so.coll_wait += one.coll_wait;
 			so.share_wait += one.share_wait;
@@ -811,13 +1071,19 @@ int ft_model_predict_runs(const struct ft_model *m,
 		runs[i].fault /= draws;
 		runs[i].draw_sd = sd_of(rs[i], rs2[i], draws);
 	}
-	/* each run on its own: how much the answer moves between runs */
+	/*
+	 * Each run on its own: how much the answer moves between runs, the
+	 * runs' draws included (each run has its own).  One run: what its
+	 * draws leave of the mean, their spread over their square root.
+	 */
 	if (runs && m->nruns > 1 && !o->only_run) {
 		double s = 0, s2 = 0;
 
 		for (i = 0; i < m->nruns; i++)
 			pct_moments(runs[i].coll_wait, runs[i].fault, &s, &s2);
 		row->coll_pct_se = sd_of(s, s2, m->nruns) / sqrt(m->nruns);
+	} else if (runs && draws > 1) {
+		row->coll_pct_se = row->coll_pct_sd / sqrt(draws);
 	}
 	ret = 0;
 out:
@@ -827,6 +1093,8 @@ out:
 	free(sm.last_key);
 	free(sm.pos);
 	free(sm.delay);
+	free(sm.end);
+	free(sm.kbase);
 	free(sm.hp.t);
 	free(sm.hp.s);
 	return ret;

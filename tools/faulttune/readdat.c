@@ -27,6 +27,8 @@ struct ft_evdesc {
 		*f_nbuckets, *f_op, *f_contended, *f_wait, *f_hold,
 		*f_start, *f_end, *f_addr, *f_flags,
 		*f_old, *f_new, *f_dur, *f_result, *f_buf, *f_caller, *f_size;
+	/* a record this long has every number field in it: no check each */
+	unsigned int need;
 };
 
 enum {
@@ -130,6 +132,39 @@ static inline uint64_t num(const struct tep_format_field *f,
 	return 0;
 }
 
+/* num() where the record is known to hold the field (desc->need) */
+static inline uint64_t num_in(const struct tep_format_field *f,
+			      const unsigned char *data)
+{
+	const unsigned char *p;
+
+	if (!f)
+		return 0;
+	p = data + f->offset;
+	switch (f->size) {
+	case 1:
+		return *p;
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return v;
+	}
+	default: {	/* 8: field_ok() allowed no other */
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+}
+
 /*
  * libtracecmd maps the file's data and leaves what it has read mapped:
  * the resident set grew with the file on the library path (226 MB for a
@@ -230,6 +265,52 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	if (i < 0)
 		goto out;
 	d = &rd->d[i];
+	if (d->kind != FT_EV_MARKER && d->kind != FT_EV_STACK &&
+	    (unsigned int)r->size >= d->need) {
+		/*
+		 * Every number field inside the record: read them without a
+		 * check each, and set every member rather than clear the
+		 * event first (a memset per event was a tenth of the read).
+		 */
+		const unsigned char *p = r->data;
+
+		ev.ts = r->ts;
+		ev.cpu = cpu;
+		ev.pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) :
+				     tep_data_pid(rd->tep, r);
+		ev.lock = d->lock;
+		ev.kind = d->kind;
+		if (d->lock == FT_LK_CONTENTION) {
+			ev.mapping = num_in(d->f_addr, p);
+			ev.index = num_in(d->f_flags, p);
+		} else if (d->lock == FT_LK_MEMTYPE) {
+			ev.mapping = num_in(d->f_start, p);
+			ev.index = num_in(d->f_end, p);
+		} else {
+			ev.mapping = num_in(d->f_mapping, p);
+			ev.index = num_in(d->f_index, p);
+		}
+		ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
+		ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
+		ev.nbuckets = d->lock == FT_LK_HUGETLB ?
+			      num_in(d->f_nbuckets, p) : 0;
+		ev.op = num_in(d->f_op, p);
+		ev.contended = !!num_in(d->f_contended, p);
+		ev.wait_ns = num_in(d->f_wait, p);
+		ev.hold_ns = num_in(d->f_hold, p);
+		ev.old_nbuckets = num_in(d->f_old, p);
+		ev.new_nbuckets = num_in(d->f_new, p);
+		ev.duration_ns = num_in(d->f_dur, p);
+		ev.result = (int)num_in(d->f_result, p);
+		ev.marker = NULL;
+		ev.stack = NULL;
+		ev.nstack = 0;
+		if (!ok)
+			short_record(rd, cpu);
+		else
+			ft_analysis_feed(rd->a, &ev);
+		goto out;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = r->ts;
 	ev.cpu = cpu;
@@ -416,9 +497,15 @@ static int setup(struct reader *rd, const char *file)
 		d->f_buf = tep_find_field(e, "buf");
 		d->f_caller = tep_find_field(e, "caller");
 		d->f_size = tep_find_field(e, "size");
-		for (k = 0; k < sizeof(num_fields) / sizeof(num_fields[0]); k++)
+		for (k = 0; k < sizeof(num_fields) / sizeof(num_fields[0]); k++) {
+			const struct tep_format_field *f = *num_fields[k];
+
 			if (field_ok(file, e, *num_fields[k], 1))
 				return -1;
+			/* field_ok(): offset 0..65535, size 1, 2, 4 or 8 */
+			if (f && (unsigned int)f->offset + (unsigned int)f->size > d->need)
+				d->need = (unsigned int)f->offset + (unsigned int)f->size;
+		}
 		if (field_ok(file, e, d->f_buf, 0) ||
 		    field_ok(file, e, d->f_caller, 0))
 			return -1;
@@ -733,6 +820,13 @@ static int validate(const char *file, struct layout *lay)
 			why = "corrupt CPU data (not page aligned)";
 			goto out;
 		}
+		/*
+		 * The fast path checks each page's commit as it decodes it
+		 * (cur_page()): a pass of its own touched every page of the
+		 * file once more, a tenth of report's time on 1M events.
+		 */
+		if (lay->plain && !lay->lib)
+			continue;
 		for (q = off; q < off + size; q += page) {
 			uint64_t commit;
 
@@ -790,6 +884,8 @@ struct cpu_cur {
 	unsigned long long ts;		/* of the current event */
 	void *data;			/* its payload, NULL when done */
 	unsigned int len;
+	uint64_t committed;		/* event bytes its page headers announce */
+	const unsigned char *bad_commit;	/* a page whose commit is past it */
 };
 
 static uint32_t get32(const unsigned char *p)
@@ -874,10 +970,26 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 		pg = c->p;
 		c->p += page;
 		drop_behind(c, pg);
+		/*
+		 * The next page's lines are fetched while this one is
+		 * decoded: the first look at each line (good_prefix()) was
+		 * a cache miss, the hardware does not prefetch across pages.
+		 */
+		if (c->p + page <= c->end) {
+			uint64_t l;
+
+			for (l = 0; l < page; l += 64)
+				__builtin_prefetch(c->p + l);
+		}
 		memcpy(&flags, pg + 8, 8);
 		commit = flags & COMMIT_MASK;
-		if (commit > room || ((flags & RB_MISSED_STORED) &&
-				      commit + 8 > room)) {
+		if (commit > room) {
+			/* the file is refused, as validate() refuses it */
+			c->bad_commit = pg;
+			break;
+		}
+		c->committed += commit;
+		if ((flags & RB_MISSED_STORED) && commit + 8 > room) {
 			sk = ft_analysis_skips(rd->a, cpu);
 			if (sk) {
 				sk->bad_pages++;
@@ -931,7 +1043,7 @@ static int cur_next(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 	return c->data != NULL;
 }
 
-static int fast_read(const char *file, const struct layout *lay,
+static int fast_read(const char *file, struct layout *lay,
 		     struct reader *rd)
 {
 	struct cpu_cur *cur;
@@ -974,11 +1086,14 @@ static int fast_read(const char *file, const struct layout *lay,
 		struct cpu_cur *m = NULL;
 		int cpu = -1;
 
-		for (i = 0; i < lay->cpus; i++)
+		for (i = 0; i < lay->cpus; i++) {
 			if (cur[i].data && (!m || cur[i].ts < m->ts)) {
 				m = &cur[i];
 				cpu = (int)i;
 			}
+			if (cur[i].bad_commit)
+				goto bad_commit;
+		}
 		if (!m)
 			break;
 		rec.ts = m->ts;
@@ -988,7 +1103,12 @@ static int fast_read(const char *file, const struct layout *lay,
 		on_record(NULL, &rec, cpu, rd);
 		cur_next(m, lay->page, rd, cpu);
 	}
+	for (i = 0; i < lay->cpus; i++)
+		lay->committed += cur[i].committed;
 	ret = 0;
+	goto out;
+bad_commit:
+	ft_err("%s: corrupt CPU data page (bad commit size)", file);
 	goto out;
 nomem:
 	ft_err("%s: out of memory for the page decoders", file);

@@ -70,7 +70,8 @@ ev=$(sed -n 's/^events=//p' "$W/expect")
 t $? "the good recording: trace-cmd report reads its $ev events"
 
 for class in common-type-size-1 unknown-event-id past-commit padding-fffffff0 \
-	     padding-ffffffff negative-offset padding-fffffff0-v7; do
+	     padding-ffffffff negative-offset padding-fffffff0-v7 field-size-3 \
+	     commit-past-page truncated size-wraps; do
 	f=$W/$class.dat
 	for lib in 0 1; do
 		run "$f" $lib

@@ -15,6 +15,10 @@ for a lost-events flag, that both say the same), in under a second:
   padding-ffffffff     the same, one byte short of the page's start
   negative-offset      one field's offset is -8 (wrapped the bounds check)
   empty-page-missed    an empty page flagged as having lost events
+  field-size-3         a number field of 3 bytes (hash), no integer read
+  commit-past-page     a page's commit larger than the page's data room
+  truncated            the file cut in the middle of the last CPU's data
+  size-wraps           a CPU's data size whose end wraps the file offset
   padding-fffffff0-v7  the padding of padding-fffffff0 in GOOD-v7.dat, the
                        same file converted to version 7 (uncompressed), which
                        only libtracecmd reads
@@ -125,6 +129,30 @@ def main():
     flags = struct.unpack_from("<Q", b, pg + 8)[0] & ~COMMIT_MASK
     struct.pack_into("<Q", b, pg + 8, flags | MISSED_EVENTS)
     files["empty-page-missed"] = b
+
+    # a number field of 3 bytes: no integer read fits it
+    b = bytearray(orig)
+    edit_format(b, b"u32 hash;\toffset:24;\tsize:4;",
+                b"u32 hash;\toffset:24;\tsize:3;")
+    files["field-size-3"] = b
+
+    # a commit larger than the page's room for data
+    b = bytearray(orig)
+    page = cpu_data(orig)[0]
+    flags = struct.unpack_from("<Q", b, pg + 8)[0] & ~COMMIT_MASK
+    struct.pack_into("<Q", b, pg + 8, flags | (page - PAGE_HDR + 8))
+    files["commit-past-page"] = b
+
+    # the file cut in the middle of the last CPU's data
+    page, cpus = cpu_data(orig)
+    off, size = cpus[-1]
+    files["truncated"] = bytearray(orig[:off + size // 2 + 100])
+
+    # a CPU's data size whose end wraps the 64-bit file offset
+    b = bytearray(orig)
+    fly = b.index(b"flyrecord\0", b.index(b"options  \0")) + 10
+    struct.pack_into("<Q", b, fly + 8, (1 << 64) - off // 2)
+    files["size-wraps"] = b
 
     if len(sys.argv) > 3:
         # an uncompressed version 7 file keeps the pages as they are

@@ -19,8 +19,10 @@
 #   5b host-speed the same on the host: speed and peak memory (BENCH_HOST=0
 #		leaves it out)
 #   5c report-memory report's peak memory and speed at 1M, 4M and 10M events,
-#		with its sample of holds and with every hold, against trace-cmd
-#		(tests/bench-report.sh, on the host; BENCH_HOST=0 leaves it out)
+#		and at about 30M and 100M (the 10M recording repeated,
+#		BENCH_REPORT_REPEAT), with its sample of holds and with every
+#		hold, against trace-cmd (tests/bench-report.sh, on the host;
+#		BENCH_HOST=0 leaves it out; needs about 6 GB of scratch space)
 #   6 tune	tune vs tune --full: time, pick, model vs measured per size
 #   7 lost	events lost during tune at VM_CPUS threads
 #   8 stable	BENCH_STABLE (10) default tune runs per boot: the same pick?
@@ -116,7 +118,7 @@ host_speed() {
 if [ "${BENCH_HOST:-1}" = 1 ]; then
 	echo "bench: host: faulttune report vs trace-cmd report on 1M events"
 	host_speed || { echo "bench: the host speed section failed" >&2; exit 1; }
-	echo "bench: host: report's memory and speed at 1M, 4M and 10M events"
+	echo "bench: host: report's memory and speed at 1M to 100M events"
 	"$top/tests/bench-report.sh" "$out" > /dev/null ||
 		{ echo "bench: the report memory section failed" >&2; exit 1; }
 fi

@@ -80,16 +80,8 @@ tune_twice() {	# NAME COMMAND...
 		[ "${h2:-0}" -lt "${hi:-0}" ] && hi=$h2
 		if [ -n "$l1" ] && [ -n "$l2" ] && [ "$lo" -le "$hi" ]; then
 			ok "$name: picks $r1 and $r2, each said unsure: the runs allowed $l1..$h1 and $l2..$h2"
-		elif [ "$name" = qemu ]; then
-			# Known and open (issue 20): on a quiet host the second
-			# tune of QEMU's preallocation in a boot sees far less
-			# contention than the first (settled on 32 where the
-			# first could not separate 64..256).  Counted as a skip,
-			# not a pass, until tune explains or absorbs it.
-			skip "$name: picks $r1 and $r2 differ (ranges $l1..$h1 and $l2..$h2)" \
-				"QEMU's contention changes between two tunes in one boot: issue 20"
 		else
-			nok "$name: picks $r1 and $r2 differ without saying so"
+			nok "$name: picks $r1 and $r2 differ, and the sizes the runs could not separate do not overlap (${l1:-?}..${h1:-?}, ${l2:-?}..${h2:-?})"
 		fi
 	fi
 	for i in 1 2; do

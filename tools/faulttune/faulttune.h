@@ -124,7 +124,7 @@ struct ft_whatif_row {
 	uint64_t mem_bytes;
 };
 
-/* u64 -> slot map, open addressing, used for tasks and buckets */
+/* base.c: u64 -> slot map, open addressing, used for tasks and buckets */
 struct ft_map {
 	uint64_t *keys;
 	void **vals;
@@ -291,9 +291,10 @@ void ft_resize_cost(const struct ft_analysis *a, struct ft_resize_cost *rc);
 uint32_t ft_jhash2(const uint32_t *k, uint32_t length, uint32_t initval);
 uint32_t ft_fault_hash(uint64_t mapping, uint64_t index);
 
-/* names */
+/* base.c: names of the ops; a whole file, NUL-terminated (NULL: errno) */
 const char *ft_hop_name(unsigned int op);
 const char *ft_mop_name(unsigned int op);
+char *ft_read_all(const char *path, size_t *len);
 
 /* output formats */
 enum ft_fmt { FT_FMT_TEXT, FT_FMT_JSON, FT_FMT_CSV };
@@ -419,7 +420,6 @@ char *ft_inst_file(struct ft_inst *fi, const char *file); /* tracefs_put_tracing
 void ft_inst_destroy(struct ft_inst *fi);
 /* overrun + dropped events per cpu summed; fills per-cpu stats text */
 uint64_t ft_inst_lost(struct ft_inst *fi, char ***stats);
-char *ft_read_all(const char *path, size_t *len);
 
 /* record.c: raw per-CPU capture into trace.dat, used by tune too */
 struct ft_capture;

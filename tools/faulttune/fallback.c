@@ -232,83 +232,6 @@ int ft_fallback_record_setup(struct ft_inst *fi)
 }
 
 /*
- * The mutex stride from the table's memory: an idle mutex's wait_list is
- * an empty list_head, both pointers at itself, at the same offset in every
- * mutex; the most common distance between such self-pointing words is
- * sizeof(struct mutex).  0 when the memory does not show it.
- */
-static uint32_t stride_from_memory(uint64_t base, uint32_t n)
-{
-	uint64_t words[512];
-	uint32_t last = 0, diffs[512], best = 0;
-	int nd = 0, i, j, have = 0, best_n = 0;
-	size_t len = sizeof(words);
-
-	if (!n || ft_kcore_read(base, words, len))
-		return 0;
-	for (i = 0; i + 1 < (int)(len / 8); i++) {
-		uint64_t self = base + 8ULL * i;
-
-		if (words[i] != self || words[i + 1] != self)
-			continue;
-		if (have)
-			diffs[nd++] = 8 * i - last;
-		last = 8 * i;
-		have = 1;
-	}
-	for (i = 0; i < nd; i++) {
-		int c = 0;
-
-		for (j = 0; j < nd; j++)
-			c += diffs[j] == diffs[i];
-		if (c > best_n) {
-			best_n = c;
-			best = diffs[i];
-		}
-	}
-	return best_n >= 2 ? best : 0;
-}
-
-/*
- * The running kernel's fault mutex table, through kallsyms and /proc/kcore:
- * its base and size, or NULL with both 0; otherwise why it is not known.
- */
-static const char *fault_table_find(uint64_t *base, uint32_t *n)
-{
-	struct ft_ksyms *ks;
-	uint64_t tsym, nsym;
-	const char *why = NULL;
-	int r;
-
-	*base = 0;
-	*n = 0;
-	ks = ft_ksyms_load(NULL);
-	if (!ks)
-		why = "/proc/kallsyms unreadable or its addresses hidden";
-	else if (ft_ksyms_addr(ks, "hugetlb_fault_mutex_table", &tsym) ||
-		 ft_ksyms_addr(ks, "num_fault_mutexes", &nsym))
-		why = "hugetlb_fault_mutex_table not in kallsyms (CONFIG_KALLSYMS_ALL=n)";
-	else if ((r = ft_kcore_read(tsym, base, 8)) ||
-		 (r = ft_kcore_read(nsym, n, 4)))
-		why = r == -ENOENT ? "no /proc/kcore (CONFIG_PROC_KCORE=n)" :
-			"/proc/kcore unreadable (lockdown?)";
-	else if (!*base || !*n || !ft_is_pow2(*n))
-		why = "the table pointer or size read from /proc/kcore is not sane";
-	ft_ksyms_free(ks);
-	if (why)
-		*base = *n = 0;
-	return why;
-}
-
-uint32_t ft_fault_table_mutex_bytes(void)
-{
-	uint64_t base;
-	uint32_t n;
-
-	return fault_table_find(&base, &n) ? 0 : stride_from_memory(base, n);
-}
-
-/*
  * What the report needs to know about this kernel, as text for record's
  * start marker (so the file says it, and trace-cmd report shows it):
  * " fallback cpus=N table=ADDR nbuckets=N table_from=kcore|unknown
@@ -329,9 +252,9 @@ const char *ft_fallback_marker_text(struct ft_inst *fi)
 		stride = btf;
 		sfrom = "btf";
 	}
-	why = fault_table_find(&base, &n);
+	why = ft_fault_table_find(&base, &n);
 	if (!why && !stride) {
-		stride = stride_from_memory(base, n);
+		stride = ft_fault_table_stride(base, n);
 		if (stride)
 			sfrom = "kcore";
 	}

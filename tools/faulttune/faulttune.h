@@ -449,6 +449,15 @@ char *ft_tracedat_kallsyms(const char *file, size_t *len);	/* v6 only */
 int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
 
 /*
+ * kfacts.c: the running kernel's fault mutex table through kallsyms and
+ * /proc/kcore: its base and size (NULL, or why they are not known, with
+ * both 0), and the stride of its mutexes in memory (0: not shown);
+ * ft_mutex_bytes (model.h) is there too, found once per process.
+ */
+const char *ft_fault_table_find(uint64_t *base, uint32_t *n);
+uint32_t ft_fault_table_stride(uint64_t base, uint32_t n);
+
+/*
  * fallback.c: on a kernel without the faulttune events, name the locks of
  * lock:contention_begin/end from kallsyms and the kernel stack recorded
  * with each contention_begin, find the fault mutex and memtype_lock waits
@@ -458,8 +467,6 @@ struct ft_fallback;
 /* record side: stack trigger, and the fault mutex table for the marker */
 int ft_fallback_record_setup(struct ft_inst *fi);
 const char *ft_fallback_marker_text(struct ft_inst *fi);
-/* sizeof(struct mutex) from the running kernel's fault mutex table (kcore); 0: not known */
-uint32_t ft_fault_table_mutex_bytes(void);
 /* report side: a->fb from the file's kallsyms; fed every event */
 struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
 int ft_fallback_attach(struct ft_analysis *a, const char *file);

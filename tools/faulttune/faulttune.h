@@ -426,6 +426,14 @@ struct ft_capture;
 struct ft_capture *ft_capture_start(struct ft_inst *fi, const char *out);
 int ft_capture_poll(struct ft_capture *c);	/* drain available pages */
 int ft_capture_finish(struct ft_capture *c, uint64_t *lost);	/* writes file, frees */
+/*
+ * the lock:contention fallback's record side (record, watch): a kernel
+ * stack with every contention_begin (its trigger, which goes with the
+ * instance), and the start marker's text on the fault mutex table ("" when
+ * the instance does not record the fallback's events)
+ */
+int ft_record_stack_trigger(struct ft_inst *fi);
+const char *ft_record_fallback_marker(struct ft_inst *fi);
 
 /* tracedat.c: trace.dat version 6 writer */
 int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
@@ -464,9 +472,6 @@ uint32_t ft_fault_table_stride(uint64_t base, uint32_t n);
  * and say whether the patched kernel would be worth installing.
  */
 struct ft_fallback;
-/* record side: stack trigger, and the fault mutex table for the marker */
-int ft_fallback_record_setup(struct ft_inst *fi);
-const char *ft_fallback_marker_text(struct ft_inst *fi);
 /* report side: a->fb from the file's kallsyms; fed every event */
 struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
 int ft_fallback_attach(struct ft_analysis *a, const char *file);

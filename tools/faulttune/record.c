@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
+#include "model.h"
 
 struct ft_capture {
 	struct ft_inst *fi;
@@ -228,6 +229,61 @@ int ft_capture_finish(struct ft_capture *c, uint64_t *lost)
 	return ret;
 }
 
+/* ------------------------------------------------------------------------ */
+/* the lock:contention fallback's record side (fallback.c reads it) */
+
+/*
+ * A stack with every contention_begin, through the event's own trigger
+ * (not the instance's stacktrace option, which would add one to every
+ * contention_end and marker too).  The trigger goes with the instance.
+ */
+int ft_record_stack_trigger(struct ft_inst *fi)
+{
+	if (tracefs_event_file_write(fi->inst, "lock", "contention_begin",
+				     "trigger", "stacktrace") < 0) {
+		ft_info("faulttune: cannot add a stacktrace trigger to "
+			"lock:contention_begin (%s): waits will not be attributed "
+			"to their callers", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What the report needs to know about this kernel, as text for record's
+ * start marker (so the file says it, and trace-cmd report shows it):
+ * " fallback cpus=N table=ADDR nbuckets=N table_from=kcore|unknown
+ * mutex_bytes=N mutex_bytes_from=btf|kcore|unknown[ why=...]", or "".
+ */
+const char *ft_record_fallback_marker(struct ft_inst *fi)
+{
+	static char text[320];
+	uint64_t base;
+	uint32_t n, stride = 0;
+	long btf;
+	const char *why, *sfrom = "unknown";
+
+	if (fi->evset != FT_EVS_CONTENTION)
+		return "";
+	btf = ft_btf_struct_size("/sys/kernel/btf/vmlinux", "mutex");
+	if (btf > 0) {
+		stride = btf;
+		sfrom = "btf";
+	}
+	why = ft_fault_table_find(&base, &n);
+	if (!why && !stride) {
+		stride = ft_fault_table_stride(base, n);
+		if (stride)
+			sfrom = "kcore";
+	}
+	snprintf(text, sizeof(text), " fallback cpus=%d table=0x%llx nbuckets=%u "
+		 "table_from=%s mutex_bytes=%u mutex_bytes_from=%s%s%s",
+		 fi->ncpus, (unsigned long long)base, n,
+		 why ? "unknown" : "kcore", stride, sfrom,
+		 why ? " why=" : "", why ? why : "");
+	return text;
+}
+
 static void record_usage(FILE *f)
 {
 	fprintf(f,
@@ -389,6 +445,8 @@ int cmd_record(int argc, char **argv)
 	fi.trio = o.trio;
 	if (ft_inst_enable(&fi, 0))
 		goto out;
+	if (fi.evset == FT_EVS_CONTENTION)
+		ft_record_stack_trigger(&fi);
 	cap = ft_capture_start(&fi, o.out);
 	if (!cap)
 		goto out;
@@ -399,7 +457,7 @@ int cmd_record(int argc, char **argv)
 	ft_inst_marker(&fi, "faulttune: phase=record-start events=%s%s%s%s",
 		       fi.systems[0], fi.nsys > 1 ? "," : "",
 		       fi.nsys > 1 ? fi.systems[1] : "",
-		       ft_fallback_marker_text(&fi));
+		       ft_record_fallback_marker(&fi));
 	t0 = ft_now();
 	tprog = t0 + 1;
 	if (o.cmd) {

@@ -360,7 +360,6 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 	    tracefs_event_enable(fi->inst, "lock", "contention_end") == 0) {
 		fi->systems[fi->nsys++] = "lock";
 		fi->evset = FT_EVS_CONTENTION;
-		ft_fallback_record_setup(fi);
 		if (!quiet)
 			ft_info("faulttune: kernel without the faulttune tracepoints "
 				"(hugetlb_fault_mutex_*, memtype_lock_*): falling back "

@@ -216,7 +216,7 @@ uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 	       sum->implausible + sum->unknown_ids;
 }
 
-void ft_analysis_free(struct ft_analysis *a)
+void ft_core_free(struct ft_analysis *a)
 {
 	int i;
 
@@ -231,8 +231,6 @@ void ft_analysis_free(struct ft_analysis *a)
 	ft_map_free(&a->bstate, free);
 	ft_map_free(&a->tasks, free);
 	ft_map_free(&a->lockaddrs, free_lockaddr);
-	ft_fallback_free(a->fb);
-	a->fb = NULL;
 	free(a->holds);
 	ft_sample_free(a);
 	free(a->skips);
@@ -595,14 +593,18 @@ static void feed_summary(struct ft_analysis *a, const struct ft_event *ev)
 	feed_lock(a, &e);
 }
 
-void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
+/*
+ * One record, through consumers.c's ft_analysis_feed(); contention_elsewhere:
+ * another consumer pairs the lock:contention events (they are counted here,
+ * not paired).
+ */
+void ft_core_feed(struct ft_analysis *a, const struct ft_event *ev,
+		  int contention_elsewhere)
 {
 	if (!a->first_ts || ev->ts < a->first_ts)
 		a->first_ts = ev->ts;
 	if (ev->ts > a->last_ts)
 		a->last_ts = ev->ts;
-	if (a->fb)
-		ft_fallback_feed(a->fb, ev);
 	if (ev->kind == FT_EV_MARKER) {
 		a->markers++;
 		return;
@@ -633,7 +635,7 @@ void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
 		feed_memtype(a, ev);
 		break;
 	case FT_LK_CONTENTION:
-		if (!a->fb)	/* fallback.c pairs them when it can */
+		if (!contention_elsewhere)
 			feed_contention(a, ev);
 		break;
 	}

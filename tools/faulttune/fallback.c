@@ -102,6 +102,8 @@ struct ft_fallback {
 	uint32_t table_n, mutex_bytes;
 	char table_from[48], stride_from[48], table_why[160];
 	int have_marker;
+	uint64_t first_ts, last_ts;	/* of every record fed */
+	uint64_t nev;			/* lock:contention records but stacks */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -225,16 +227,6 @@ struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from)
 	fb->ksyms_from = from;
 	fb->max_cpu = -1;
 	return fb;
-}
-
-int ft_fallback_attach(struct ft_analysis *a, const char *file)
-{
-	size_t len = 0;
-	char *text = ft_tracedat_kallsyms(file, &len);
-
-	a->fb = ft_fallback_new(text ? ft_ksyms_parse(text, len) : NULL,
-				"kallsyms stored in the file");
-	return a->fb ? 0 : -1;
 }
 
 static void free_ptr(void *p)
@@ -492,6 +484,14 @@ void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev)
 {
 	if (!fb)
 		return;
+	/* the span and the count the report's own lines give, kept here too */
+	if (!fb->first_ts || ev->ts < fb->first_ts)
+		fb->first_ts = ev->ts;
+	if (ev->ts > fb->last_ts)
+		fb->last_ts = ev->ts;
+	if (ev->kind != FT_EV_MARKER && ev->kind != FT_EV_STACK &&
+	    ev->lock == FT_LK_CONTENTION)
+		fb->nev++;
 	if (ev->kind == FT_EV_MARKER) {
 		on_marker(fb, ev->marker);
 		return;
@@ -607,9 +607,8 @@ static double pct_of(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0;
 }
 
-static void build_view(struct fb_view *v, const struct ft_analysis *a)
+static void build_view(struct fb_view *v, const struct ft_fallback *fb)
 {
-	const struct ft_fallback *fb = a->fb;
 	const struct fb_sum *fm = &fb->cls[FB_FAULT_MUTEX];
 	size_t i, n = 0;
 	int inside = 1;
@@ -641,7 +640,7 @@ static void build_view(struct fb_view *v, const struct ft_analysis *a)
 			inside = 0;
 	}
 	v->table_ok = fb->table_base && fb->table_n && fb->mutex_bytes && inside;
-	v->duration = a->last_ts > a->first_ts ? a->last_ts - a->first_ts : 0;
+	v->duration = fb->last_ts > fb->first_ts ? fb->last_ts - fb->first_ts : 0;
 	v->cpus = fb->recorded_cpus > 0 ? fb->recorded_cpus : fb->max_cpu + 1;
 	if (v->cpus < 1)
 		v->cpus = 1;
@@ -943,14 +942,14 @@ static void print_csv(FILE *f, struct fb_view *v, int top)
 	fputc('\n', f);
 }
 
-void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
+void ft_fallback_print(FILE *f, const struct ft_fallback *fb, enum ft_fmt fmt,
 		       int top)
 {
 	struct fb_view v;
 
-	if (!a->fb || (!a->fb->begins && !a->nev[FT_LK_CONTENTION]))
+	if (!fb || (!fb->begins && !fb->nev))
 		return;
-	build_view(&v, a);
+	build_view(&v, fb);
 	if (fmt == FT_FMT_JSON)
 		print_json(f, &v, top);
 	else if (fmt == FT_FMT_CSV)
@@ -960,9 +959,8 @@ void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
 	free(v.lk);
 }
 
-void ft_fallback_sum(const struct ft_analysis *a, struct ft_fallback_sum *s)
+void ft_fallback_sum(const struct ft_fallback *fb, struct ft_fallback_sum *s)
 {
-	const struct ft_fallback *fb = a->fb;
 	int i;
 
 	memset(s, 0, sizeof(*s));

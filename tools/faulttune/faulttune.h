@@ -228,11 +228,23 @@ struct ft_analysis {
 	struct ft_cpu_skips *skips;	/* [nskips], grown on demand */
 	int nskips;
 	int nomem;		/* an allocation failed: the numbers are incomplete */
+	/*
+	 * The consumers beside this core, attached and fed by consumers.c;
+	 * analysis.c never looks at them.
+	 */
 	struct ft_fallback *fb;	/* lock:contention fallback (fallback.c) */
 };
 
+/*
+ * analysis.c: the faulttune-event analysis (the core).  ft_analysis_init,
+ * _lost, _finish, _skips and _skipped are the core's own; a record goes in
+ * through ft_analysis_feed() and everything is freed by ft_analysis_free()
+ * (consumers.c), which hand it to the core through these two.
+ */
+void ft_core_feed(struct ft_analysis *a, const struct ft_event *ev,
+		  int contention_elsewhere);
+void ft_core_free(struct ft_analysis *a);
 void ft_analysis_init(struct ft_analysis *a);
-void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev);
 void ft_analysis_lost(struct ft_analysis *a, int cpu, long long missed);
 void ft_analysis_finish(struct ft_analysis *a);
 /* the skip counters of cpu (NULL, and a->nomem set, when out of memory) */
@@ -240,6 +252,16 @@ struct ft_cpu_skips *ft_analysis_skips(struct ft_analysis *a, int cpu);
 /* sum over CPUs into *sum; returns the number of things skipped */
 uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 			     struct ft_cpu_skips *sum);
+
+/*
+ * consumers.c: the reader's records to their consumers.  The reader
+ * (readdat.c) calls ft_consumers_attach() when the file records
+ * lock:contention_begin, then ft_analysis_feed() for every record, which
+ * hands it to each consumer attached (the fallback) and to the core;
+ * ft_analysis_free() frees them all.
+ */
+int ft_consumers_attach(struct ft_analysis *a, const char *file);
+void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev);
 void ft_analysis_free(struct ft_analysis *a);
 
 /* sample.c: see struct ft_sample */
@@ -472,13 +494,12 @@ uint32_t ft_fault_table_stride(uint64_t base, uint32_t n);
  * and say whether the patched kernel would be worth installing.
  */
 struct ft_fallback;
-/* report side: a->fb from the file's kallsyms; fed every event */
+/* a consumer of every record (consumers.c), naming locks from ks (owned) */
 struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
-int ft_fallback_attach(struct ft_analysis *a, const char *file);
 void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev);
 void ft_fallback_free(struct ft_fallback *fb);
 /* the fallback sections; json: one "fallback" member, leading comma */
-void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
+void ft_fallback_print(FILE *f, const struct ft_fallback *fb, enum ft_fmt fmt,
 		       int top);
 /* the fallback's numbers for watch: waits (count, ns) by lock and op */
 struct ft_fallback_sum {
@@ -487,7 +508,7 @@ struct ft_fallback_sum {
 	uint64_t other_n, other_ns;	/* every other lock */
 	uint32_t table_n;		/* fault mutex table size, 0: unknown */
 };
-void ft_fallback_sum(const struct ft_analysis *a, struct ft_fallback_sum *s);
+void ft_fallback_sum(const struct ft_fallback *fb, struct ft_fallback_sum *s);
 
 /* bench.c: the workloads, also driven by tune */
 enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE,

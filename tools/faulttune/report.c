@@ -616,7 +616,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 		fputc('}', f);
 		if (a->fb) {
 			/* its own member: names, callers, ops, no hold numbers */
-			ft_fallback_print(f, a, FT_FMT_JSON, top);
+			ft_fallback_print(f, a->fb, FT_FMT_JSON, top);
 		} else {
 			fputs(",\"lock_contention\":{\"total\":", f);
 			json_contention(f, "all", &a->call, NULL);
@@ -686,7 +686,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 					(unsigned long long)w[i].sharing,
 					(unsigned long long)w[i].share_wait_ns);
 		}
-		ft_fallback_print(f, a, FT_FMT_CSV, top);
+		ft_fallback_print(f, a->fb, FT_FMT_CSV, top);
 		goto done;
 	}
 
@@ -800,7 +800,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 	}
 
 	if (a->nev[FT_LK_CONTENTION] && a->fb) {
-		ft_fallback_print(f, a, FT_FMT_TEXT, top);
+		ft_fallback_print(f, a->fb, FT_FMT_TEXT, top);
 	} else if (a->nev[FT_LK_CONTENTION]) {
 		fprintf(f, "\nlock:contention_begin/end fallback (kernel without the "
 			"faulttune events)\n"

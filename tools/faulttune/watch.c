@@ -412,7 +412,7 @@ static int window_fallback(const struct ft_analysis *a, struct window_result *r)
 	struct ft_fallback_sum fs;
 	int k;
 
-	ft_fallback_sum(a, &fs);
+	ft_fallback_sum(a->fb, &fs);
 	for (k = 0; k < FT_HOP_NR; k++) {
 		r->contended += fs.hop_n[k];
 		r->wait_ns += fs.hop_ns[k];

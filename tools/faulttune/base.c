@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What several parts of faulttune share and nothing else provides: the
- * u64 map (analysis, model, fallback), the op name tables (report,
- * fallback, watch) and reading a whole file (kernel facts, tracefs,
- * knobs).  Below every other file but util.c: it calls nothing of
+ * u64 map (analysis, model, fallback), the op and workload name tables
+ * (report, fallback, watch, bench, lookup), reading a whole file (kernel
+ * facts, tracefs, knobs) and the workloads' phase marker.  Below every other file but util.c: it calls nothing of
  * faulttune's, so that whatever uses it cannot close a loop through it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -116,7 +117,42 @@ const char *ft_mop_name(unsigned int op)
 	return op < FT_MOP_NR ? n[op] : "other";
 }
 
+/* the workloads' names (bench.c, lookup.c) */
+const char *ft_shape_name(int shape)
+{
+	static const char * const n[] = {
+		"threads", "share", "punch", "memtype", "memtype-lookup",
+	};
+
+	return shape >= 0 && shape < FT_SH_NR ? n[shape] : "?";
+}
+
 /* ---- files ---- */
+
+/*
+ * A phase marker into the trace, when FAULTTUNE_MARKER names the
+ * instance's trace_marker (the workloads of bench.c and lookup.c)
+ */
+void ft_marker(const char *fmt, ...)
+{
+	const char *path = getenv("FAULTTUNE_MARKER");
+	char buf[256];
+	va_list ap;
+	int fd, n;
+
+	if (!path)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (n > 0 && write(fd, buf, n > (int)sizeof(buf) - 1 ?
+			   (int)sizeof(buf) - 1 : n) < 0)
+		n = -1;
+	close(fd);
+}
 
 char *ft_read_all(const char *path, size_t *len)
 {

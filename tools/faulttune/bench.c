@@ -21,7 +21,6 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,36 +38,6 @@
 #ifndef MFD_HUGE_SHIFT
 #define MFD_HUGE_SHIFT 26
 #endif
-
-const char *ft_shape_name(int shape)
-{
-	static const char * const n[] = {
-		"threads", "share", "punch", "memtype", "memtype-lookup",
-	};
-
-	return shape >= 0 && shape < FT_SH_NR ? n[shape] : "?";
-}
-
-void ft_marker(const char *fmt, ...)
-{
-	const char *path = getenv("FAULTTUNE_MARKER");
-	char buf[256];
-	va_list ap;
-	int fd, n;
-
-	if (!path)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (n > 0 && write(fd, buf, n > (int)sizeof(buf) - 1 ?
-			   (int)sizeof(buf) - 1 : n) < 0)
-		n = -1;
-	close(fd);
-}
 
 static double tv(struct timeval t)
 {

@@ -547,11 +547,12 @@ struct ft_bench_result {
 	uint64_t untimed_faults, untimed_ns;
 };
 
-const char *ft_shape_name(int shape);
 int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o);
 int ft_bench_check_pages(const struct ft_bench_opts *o, int threads);
 int ft_bench_run(const struct ft_bench_opts *o, int threads,
 		 struct ft_bench_result *r);
+/* base.c: a workload's name; its phase marker (FAULTTUNE_MARKER) */
+const char *ft_shape_name(int shape);
 void ft_marker(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

@@ -216,6 +216,45 @@ uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 	       sum->implausible + sum->unknown_ids;
 }
 
+/*
+ * The refusal report and tune --from share: an analysis that ran out of
+ * memory, or (without force) had to skip damaged records, is incomplete,
+ * and numbers from part of a file are not given as if they were the
+ * file's.  One error line naming the file and what was skipped.
+ */
+int ft_analysis_usable(const struct ft_analysis *a, const char *file,
+		       int force, enum ft_use use)
+{
+	static const char *const instead[] = {
+		[FT_USE_REPORT] = "no report rather than an incomplete one",
+		[FT_USE_ADVICE] = "no advice rather than advice from part of it",
+	};
+	static const char *const forced[] = {
+		[FT_USE_REPORT] = "reports", [FT_USE_ADVICE] = "advises",
+	};
+	struct ft_cpu_skips sk;
+
+	if (a->nomem) {
+		ft_err("%s: out of memory while analysing it: %s", file,
+		       instead[use]);
+		return 0;
+	}
+	if (ft_analysis_skipped(a, &sk) && !force) {
+		ft_err("%s: damaged records not used: bad page headers %llu, bad "
+		       "event headers %llu (%llu bytes), short records %llu, "
+		       "implausible times %llu, unknown event ids %llu; --force "
+		       "%s without them",
+		       file, (unsigned long long)sk.bad_pages,
+		       (unsigned long long)sk.bad_headers,
+		       (unsigned long long)sk.skipped_bytes,
+		       (unsigned long long)sk.short_records,
+		       (unsigned long long)sk.implausible,
+		       (unsigned long long)sk.unknown_ids, forced[use]);
+		return 0;
+	}
+	return 1;
+}
+
 void ft_core_free(struct ft_analysis *a)
 {
 	int i;

@@ -252,6 +252,10 @@ struct ft_cpu_skips *ft_analysis_skips(struct ft_analysis *a, int cpu);
 /* sum over CPUs into *sum; returns the number of things skipped */
 uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 			     struct ft_cpu_skips *sum);
+/* 0, with one error line, when a is incomplete (nomem, or skips without force) */
+enum ft_use { FT_USE_REPORT, FT_USE_ADVICE };
+int ft_analysis_usable(const struct ft_analysis *a, const char *file,
+		       int force, enum ft_use use);
 
 /*
  * consumers.c: the reader's records to their consumers.  The reader

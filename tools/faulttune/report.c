@@ -839,32 +839,14 @@ static int report_child(void *arg)
 {
 	struct ft_report_opts *o = arg;
 	struct ft_analysis a;
-
-	struct ft_cpu_skips sk;
 	int ret = 1;
 
 	ft_analysis_init(&a);
 	a.sample.budget = o->sample_holds;
 	if (ft_read_tracedat(o->file, &a))
 		goto out;
-	if (a.nomem) {
-		ft_err("%s: out of memory while analysing it: no report rather "
-		       "than an incomplete one", o->file);
+	if (!ft_analysis_usable(&a, o->file, o->force, FT_USE_REPORT))
 		goto out;
-	}
-	if (ft_analysis_skipped(&a, &sk) && !o->force) {
-		ft_err("%s: damaged records not used: bad page headers %llu, bad "
-		       "event headers %llu (%llu bytes), short records %llu, "
-		       "implausible times %llu, unknown event ids %llu; --force "
-		       "reports without them",
-		       o->file, (unsigned long long)sk.bad_pages,
-		       (unsigned long long)sk.bad_headers,
-		       (unsigned long long)sk.skipped_bytes,
-		       (unsigned long long)sk.short_records,
-		       (unsigned long long)sk.implausible,
-		       (unsigned long long)sk.unknown_ids);
-		goto out;
-	}
 	if (ft_report_print(stdout, &a, o) == 0)
 		ret = 0;
 out:

@@ -693,24 +693,127 @@ static void build_view(struct fb_view *v, const struct ft_fallback *fb)
 	}
 }
 
-static void sum_json(FILE *f, const char *name, const struct fb_sum *s)
+/*
+ * A wait table of the fallback (locks, or ops), described once for text,
+ * JSON and CSV: a lock row has its address, type, class and caller, an op
+ * row only its name; no hold times (n/a, null).
+ */
+enum { FC_NAME, FC_LOCK, FC_ADDR, FC_TYPE, FC_CLASS, FC_OP, FC_CALLER, FC_WAITS,
+       FC_WTOT, FC_WAVG, FC_WMAX, FC_HOLD, FC_TCALLER, FC_NR };
+
+static const struct ft_col fb_cols[FC_NR] = {
+	[FC_NAME] = { .text = "lock", .width = -34, .json = "name" },
+	[FC_LOCK] = { .json = "lock", .csv = "lock" },
+	[FC_ADDR] = { .json = "addr", .csv = "addr" },
+	[FC_TYPE] = { .text = "type", .width = -10, .json = "type", .csv = "type" },
+	[FC_CLASS] = { .json = "class", .csv = "class" },
+	[FC_OP] = { .csv = "op" },
+	[FC_CALLER] = { .json = "caller", .csv = "caller" },
+	[FC_WAITS] = { .text = "waits", .width = 8, .json = "waits",
+		      .csv = "waits" },
+	[FC_WTOT] = { .text = "wait_tot", .width = 10, .json = "wait_total_ns",
+		     .csv = "wait_total_ns" },
+	[FC_WAVG] = { .text = "wait_avg", .width = 10 },
+	[FC_WMAX] = { .text = "wait_max", .width = 10, .json = "wait_max_ns",
+		     .csv = "wait_max_ns" },
+	[FC_HOLD] = { .text = "hold", .width = 5, .json = "hold", .csv = "hold",
+		     .none_csv = "n/a" },
+	[FC_TCALLER] = { .text = "", .width = 0, .sep = "  ", .last = 1 },
+};
+
+static const char *class_name(int cls)
 {
-	fputs("{\"name\":", f);
-	ft_json_str(f, name);
-	fprintf(f, ",\"waits\":%llu,\"wait_total_ns\":%llu,\"wait_max_ns\":%llu,"
-		"\"hold\":null}", (unsigned long long)s->n,
-		(unsigned long long)s->total, (unsigned long long)s->max);
+	return cls == FB_FAULT_MUTEX ? "hugetlb_fault_mutex" :
+	       cls == FB_MEMTYPE ? "memtype_lock" : "other";
 }
 
-static void sum_text(FILE *f, const char *name, const char *type,
-		     const struct fb_sum *s, const char *caller)
+/* the cells every row has: waits, total, mean, max, no hold */
+static void sum_cells(struct ft_cell *v, const struct fb_sum *s)
 {
-	char b[3][32];
+	int i;
 
-	fprintf(f, "%-34s %-10s %8llu %10s %10s %10s %5s  %s\n", name, type,
-		(unsigned long long)s->n, ft_fmt_ns(s->total, b[0], 32),
-		ft_fmt_ns(s->n ? s->total / s->n : 0, b[1], 32),
-		ft_fmt_ns(s->max, b[2], 32), "n/a", caller ? caller : "");
+	for (i = 0; i < FC_NR; i++)
+		v[i] = FT_SKIP;
+	v[FC_WAITS] = FT_U64(s->n);
+	v[FC_WTOT] = FT_NS(s->total);
+	v[FC_WAVG] = FT_NS(s->n ? s->total / s->n : 0);
+	v[FC_WMAX] = FT_NS(s->max);
+	v[FC_HOLD] = FT_NONE;
+}
+
+/*
+ * An op or total row.  Text: name, the type column empty, and the caller
+ * column's separator (caller NULL); JSON: the name; CSV: the lock class
+ * and the op.
+ */
+static void sum_row(FILE *f, enum ft_fmt fmt, const char *cls,
+		    const char *name, const struct fb_sum *s)
+{
+	struct ft_cell v[FC_NR];
+
+	sum_cells(v, s);
+	if (fmt == FT_FMT_CSV) {
+		v[FC_LOCK] = FT_STR(cls);
+		v[FC_OP] = FT_STR(name);
+	} else {
+		v[FC_NAME] = FT_STR(name);
+	}
+	if (fmt == FT_FMT_TEXT) {
+		v[FC_TYPE] = FT_STR("");
+		v[FC_TCALLER] = FT_STR("");
+	}
+	ft_table_row(f, fmt, fb_cols, FC_NR, v);
+}
+
+/* the CSV header of sum_row()'s rows */
+static void sum_csv_header(FILE *f)
+{
+	struct ft_cell v[FC_NR];
+	struct fb_sum none = { 0 };
+
+	sum_cells(v, &none);
+	v[FC_LOCK] = v[FC_OP] = FT_STR("");
+	ft_table_csv_header(f, fb_cols, FC_NR, v);
+}
+
+static void sum_json(FILE *f, const char *name, const struct fb_sum *s)
+{
+	fputc('{', f);
+	sum_row(f, FT_FMT_JSON, NULL, name, s);
+	fputc('}', f);
+}
+
+static void sum_text(FILE *f, const char *name, const struct fb_sum *s)
+{
+	sum_row(f, FT_FMT_TEXT, NULL, name, s);
+}
+
+/* a lock's row: its name, address, type, class, op and caller */
+static void lock_row(FILE *f, enum ft_fmt fmt, const struct fb_view *v,
+		     const struct fb_lock *l)
+{
+	struct ft_cell c[FC_NR];
+	char nb[96], tb[32], ab[24];
+	int csv = fmt == FT_FMT_CSV;
+	const char *name = lock_name(v, l, nb, sizeof(nb));
+
+	sum_cells(c, &l->w);
+	c[FC_TYPE] = FT_STR(type_name(l->flags, tb, sizeof(tb)));
+	if (fmt == FT_FMT_TEXT) {
+		c[FC_NAME] = FT_STR(name);
+		c[FC_TCALLER] = FT_STR(l->c.caller);
+	} else {
+		snprintf(ab, sizeof(ab), "0x%llx", (unsigned long long)l->addr);
+		c[FC_LOCK] = csv ? FT_QSTR(name) : FT_STR(name);
+		c[FC_ADDR] = FT_STR(ab);
+		c[FC_CLASS] = FT_STR(class_name(l->c.cls));
+		c[FC_CALLER] = csv ? FT_QSTR(l->c.caller) :
+			l->c.caller ? FT_STR(l->c.caller) : FT_NONE;
+	}
+	if (csv)
+		c[FC_OP] = FT_STR(l->c.cls == FB_FAULT_MUTEX ? ft_hop_name(l->c.op) :
+				 l->c.cls == FB_MEMTYPE ? ft_mop_name(l->c.op) : "");
+	ft_table_row(f, fmt, fb_cols, FC_NR, c);
 }
 
 static void print_json(FILE *f, struct fb_view *v, int top)
@@ -718,7 +821,6 @@ static void print_json(FILE *f, struct fb_view *v, int top)
 	const struct ft_fallback *fb = v->fb;
 	size_t i;
 	int k;
-	char nb[96], tb[32];
 
 	fprintf(f, ",\"fallback\":{\"hold_measured\":false,"
 		"\"kallsyms\":%s,\"kallsyms_symbols\":%zu,\"stacks\":%llu,"
@@ -754,25 +856,11 @@ static void print_json(FILE *f, struct fb_view *v, int top)
 	ft_json_str(f, fb->table_why[0] ? fb->table_why : "");
 	fprintf(f, ",\"contended_mutexes\":%zu},\"locks\":[", v->fm_locks);
 	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++) {
-		const struct fb_lock *l = v->lk[i];
-
 		if (k)
 			fputc(',', f);
-		fputs("{\"lock\":", f);
-		ft_json_str(f, lock_name(v, l, nb, sizeof(nb)));
-		fprintf(f, ",\"addr\":\"0x%llx\",\"type\":", (unsigned long long)l->addr);
-		ft_json_str(f, type_name(l->flags, tb, sizeof(tb)));
-		fprintf(f, ",\"class\":\"%s\",\"caller\":",
-			l->c.cls == FB_FAULT_MUTEX ? "hugetlb_fault_mutex" :
-			l->c.cls == FB_MEMTYPE ? "memtype_lock" : "other");
-		if (l->c.caller)
-			ft_json_str(f, l->c.caller);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"waits\":%llu,\"wait_total_ns\":%llu,"
-			"\"wait_max_ns\":%llu,\"hold\":null}",
-			(unsigned long long)l->w.n, (unsigned long long)l->w.total,
-			(unsigned long long)l->w.max);
+		fputc('{', f);
+		lock_row(f, FT_FMT_JSON, v, v->lk[i]);
+		fputc('}', f);
 	}
 	fputs("],\"hugetlb_fault_mutex\":{\"total\":", f);
 	sum_json(f, "all", &fb->cls[FB_FAULT_MUTEX]);
@@ -806,7 +894,7 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 {
 	const struct ft_fallback *fb = v->fb;
 	const struct fb_sum *fm = &fb->cls[FB_FAULT_MUTEX], *mt = &fb->cls[FB_MEMTYPE];
-	char nb[96], tb[32], b[4][32];
+	char b[4][32];
 	size_t i;
 	int k;
 
@@ -829,23 +917,19 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 			(unsigned long long)fb->end_unpaired);
 	fprintf(f, "\ncontended locks (top %d of %zu by wait)\n",
 		top < (int)v->nlk ? top : (int)v->nlk, v->nlk);
-	fprintf(f, "%-34s %-10s %8s %10s %10s %10s %5s  %s\n", "lock", "type",
-		"waits", "wait_tot", "wait_avg", "wait_max", "hold", "caller");
-	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++) {
-		const struct fb_lock *l = v->lk[i];
-
-		sum_text(f, lock_name(v, l, nb, sizeof(nb)),
-			 type_name(l->flags, tb, sizeof(tb)), &l->w, l->c.caller);
-	}
-	sum_text(f, "all", "", &fb->all, NULL);
+	ft_table_header(f, fb_cols, FC_NR,
+			(const char *const[FC_NR]){ [FC_TCALLER] = "caller" });
+	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++)
+		lock_row(f, FT_FMT_TEXT, v, v->lk[i]);
+	sum_text(f, "all", &fb->all);
 
 	fprintf(f, "\nhugetlb fault mutex waits by op (from the caller in the stack)\n");
-	fprintf(f, "%-34s %-10s %8s %10s %10s %10s %5s\n", "op", "", "waits",
-		"wait_tot", "wait_avg", "wait_max", "hold");
+	ft_table_header(f, fb_cols, FC_NR,
+			(const char *const[FC_NR]){ [FC_NAME] = "op", [FC_TYPE] = "" });
 	for (k = 0; k < FT_HOP_NR; k++)
 		if (fb->hop[k].n)
-			sum_text(f, ft_hop_name(k), "", &fb->hop[k], NULL);
-	sum_text(f, "all", "", fm, NULL);
+			sum_text(f, ft_hop_name(k), &fb->hop[k]);
+	sum_text(f, "all", fm);
 	if (v->table_ok)
 		fprintf(f, "buckets: %zu of the table's %u mutexes contended "
 			"(table at %llx from /proc/kcore, %u-byte mutexes from %s)\n",
@@ -867,8 +951,8 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 		fprintf(f, "\nmemtype_lock waits by op (from the caller in the stack)\n");
 		for (k = 0; k < FT_MOP_NR; k++)
 			if (fb->mop[k].n)
-				sum_text(f, ft_mop_name(k), "", &fb->mop[k], NULL);
-		sum_text(f, "all", "", mt, NULL);
+				sum_text(f, ft_mop_name(k), &fb->mop[k]);
+		sum_text(f, "all", mt);
 	}
 
 	fprintf(f, "\non this kernel\n");
@@ -900,38 +984,21 @@ static void csv_field(FILE *f, const char *s)
 static void print_csv(FILE *f, struct fb_view *v, int top)
 {
 	const struct ft_fallback *fb = v->fb;
-	char nb[96], tb[32];
+
 	size_t i;
 	int k;
 
-	fputs("\nlock,addr,type,class,op,caller,waits,wait_total_ns,wait_max_ns,"
-	      "hold\n", f);
-	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++) {
-		const struct fb_lock *l = v->lk[i];
-
-		csv_field(f, lock_name(v, l, nb, sizeof(nb)));
-		fprintf(f, ",0x%llx,%s,%s,%s,", (unsigned long long)l->addr,
-			type_name(l->flags, tb, sizeof(tb)),
-			l->c.cls == FB_FAULT_MUTEX ? "hugetlb_fault_mutex" :
-			l->c.cls == FB_MEMTYPE ? "memtype_lock" : "other",
-			l->c.cls == FB_FAULT_MUTEX ? ft_hop_name(l->c.op) :
-			l->c.cls == FB_MEMTYPE ? ft_mop_name(l->c.op) : "");
-		csv_field(f, l->c.caller);
-		fprintf(f, ",%llu,%llu,%llu,n/a\n", (unsigned long long)l->w.n,
-			(unsigned long long)l->w.total,
-			(unsigned long long)l->w.max);
-	}
-	fputs("\nlock,op,waits,wait_total_ns,wait_max_ns,hold\n", f);
+	fputc('\n', f);
+	ft_table_csv_header(f, fb_cols, FC_NR, NULL);
+	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++)
+		lock_row(f, FT_FMT_CSV, v, v->lk[i]);
+	fputc('\n', f);
+	sum_csv_header(f);
 	for (k = 0; k < FT_HOP_NR; k++)
-		fprintf(f, "hugetlb_fault_mutex,%s,%llu,%llu,%llu,n/a\n",
-			ft_hop_name(k), (unsigned long long)fb->hop[k].n,
-			(unsigned long long)fb->hop[k].total,
-			(unsigned long long)fb->hop[k].max);
+		sum_row(f, FT_FMT_CSV, "hugetlb_fault_mutex", ft_hop_name(k),
+			&fb->hop[k]);
 	for (k = 0; k < FT_MOP_NR; k++)
-		fprintf(f, "memtype_lock,%s,%llu,%llu,%llu,n/a\n",
-			ft_mop_name(k), (unsigned long long)fb->mop[k].n,
-			(unsigned long long)fb->mop[k].total,
-			(unsigned long long)fb->mop[k].max);
+		sum_row(f, FT_FMT_CSV, "memtype_lock", ft_mop_name(k), &fb->mop[k]);
 	fputs("\nduration_ns,cpus,fault_mutex_wait_ns,fault_mutex_pct,"
 	      "memtype_wait_ns,memtype_pct,verdict,reason\n", f);
 	fprintf(f, "%llu,%d,%llu,%.4f,%llu,%.4f,%s,",

@@ -325,6 +325,44 @@ char *ft_read_all(const char *path, size_t *len);
 /* output formats */
 enum ft_fmt { FT_FMT_TEXT, FT_FMT_JSON, FT_FMT_CSV };
 
+/*
+ * stattab.c: statistics tables described once as columns, printed as
+ * text, JSON or CSV (report and the fallback)
+ */
+struct ft_col {
+	const char *text;	/* text header; NULL: not in the text table */
+	int width;		/* text width; negative: left-aligned */
+	const char *sep;	/* text separator before it; NULL: " " */
+	const char *json;	/* JSON member; NULL: not in JSON */
+	const char *csv;	/* CSV column; NULL: not in CSV */
+	const char *none_text;	/* a missing value in text; NULL: "n/a" */
+	const char *none_csv;	/* ... in CSV; NULL: "" */
+	int json_early;		/* JSON: before the unmarked columns */
+	int last;		/* text: an optional last column, titled by the header */
+};
+enum ft_cell_kind { FT_CELL_NONE, FT_CELL_STR, FT_CELL_QSTR, FT_CELL_U64,
+		    FT_CELL_NS, FT_CELL_PCT, FT_CELL_SKIP };
+struct ft_cell {
+	enum ft_cell_kind kind;
+	const char *s;
+	uint64_t u;
+	double d;
+};
+#define FT_STR(x)	((struct ft_cell){ .kind = FT_CELL_STR, .s = (x) })
+#define FT_QSTR(x)	((struct ft_cell){ .kind = FT_CELL_QSTR, .s = (x) })
+#define FT_U64(x)	((struct ft_cell){ .kind = FT_CELL_U64, .u = (x) })
+#define FT_NS(x)	((struct ft_cell){ .kind = FT_CELL_NS, .u = (x) })
+#define FT_PCT(x)	((struct ft_cell){ .kind = FT_CELL_PCT, .d = (x) })
+#define FT_NONE		((struct ft_cell){ .kind = FT_CELL_NONE })
+#define FT_SKIP		((struct ft_cell){ .kind = FT_CELL_SKIP })
+/* text header: titles[i], when titles and it are not NULL, replaces col i's */
+void ft_table_header(FILE *f, const struct ft_col *cols, int n,
+		     const char *const *titles);
+void ft_table_csv_header(FILE *f, const struct ft_col *cols, int n,
+			 const struct ft_cell *v);
+void ft_table_row(FILE *f, enum ft_fmt fmt, const struct ft_col *cols, int n,
+		  const struct ft_cell *v);
+
 /* util.c */
 /*
  * Numbers from the command line, one parser for every subcommand: decimal

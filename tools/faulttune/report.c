@@ -152,14 +152,95 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0.0;
 }
 
-/* extra: a last column (the fallback's lock flags), or NULL */
+/*
+ * The statistics of one op, bucket or lock (struct ft_stats), described
+ * once for the text table, the JSON objects and the CSV rows.
+ */
+enum { C_SECTION, C_NAME, C_FLAGS, C_ACQ, C_CONT, C_CONTPCT, C_COLL, C_SHARE,
+       C_UNK, C_WTOT, C_W50, C_W90, C_W99, C_WMAX, C_CWAIT, C_SWAIT, C_REL,
+       C_H50, C_H99, C_SIDE, C_EXTRA, C_NR };
+
+static const struct ft_col stat_cols[C_NR] = {
+	[C_SECTION] = { .csv = "section" },
+	[C_NAME] = { .text = "", .width = -12, .json = "name", .csv = "name",
+		     .json_early = 1 },
+	[C_FLAGS] = { .json = "flags", .json_early = 1 },
+	[C_ACQ] = { .text = "acq", .width = 9, .json = "acquisitions",
+		    .csv = "acquisitions" },
+	[C_CONT] = { .text = "contended", .width = 9, .json = "contended",
+		     .csv = "contended" },
+	[C_CONTPCT] = { .text = "cont%", .width = 6 },
+	[C_COLL] = { .text = "collide", .width = 8, .json = "collisions",
+		     .csv = "collisions", .none_text = "-" },
+	[C_SHARE] = { .text = "share", .width = 8, .json = "sharing",
+		      .csv = "sharing", .none_text = "-" },
+	[C_UNK] = { .text = "unknown", .width = 8, .json = "unknown",
+		    .csv = "unknown", .none_text = "-" },
+	[C_WTOT] = { .text = "wait_tot", .width = 10, .json = "wait_total_ns",
+		     .csv = "wait_total_ns" },
+	[C_W50] = { .text = "wait_p50", .width = 9, .json = "wait_p50_ns",
+		    .csv = "wait_p50_ns" },
+	[C_W90] = { .text = "wait_p90", .width = 9, .json = "wait_p90_ns",
+		    .csv = "wait_p90_ns" },
+	[C_W99] = { .text = "wait_p99", .width = 9, .json = "wait_p99_ns",
+		    .csv = "wait_p99_ns" },
+	[C_WMAX] = { .text = "wait_max", .width = 9, .json = "wait_max_ns",
+		     .csv = "wait_max_ns" },
+	[C_CWAIT] = { .json = "collision_wait_ns" },
+	[C_SWAIT] = { .json = "sharing_wait_ns" },
+	[C_REL] = { .json = "releases" },
+	[C_H50] = { .text = "hold_p50", .width = 9, .json = "hold_p50_ns",
+		    .csv = "hold_p50_ns" },
+	[C_H99] = { .text = "hold_p99", .width = 9, .json = "hold_p99_ns",
+		    .csv = "hold_p99_ns" },
+	[C_SIDE] = { .json = "side" },
+	[C_EXTRA] = { .text = "", .width = 0, .last = 1 },
+};
+
+/*
+ * One row of stat_cols.  cls: the collision / sharing split is known
+ * (hugetlb); hold: the events carry hold times (not lock:contention);
+ * extra: the text's last column, or NULL; side, flags: JSON members, or
+ * NULL.  A lock:contention row has its own JSON shape: no acquisitions,
+ * no split, no releases.
+ */
+static void stat_row(FILE *f, enum ft_fmt fmt, const char *section,
+		     const char *name, struct ft_stats *s, int cls, int hold,
+		     const char *extra, const char *side, const char *flags)
+{
+	struct ft_cell v[C_NR];
+	int lock = fmt == FT_FMT_JSON && !hold;
+
+	v[C_SECTION] = FT_STR(section);
+	v[C_NAME] = FT_STR(name);
+	v[C_FLAGS] = flags ? FT_STR(flags) : FT_SKIP;
+	v[C_ACQ] = lock ? FT_SKIP : FT_U64(s->acq);
+	v[C_CONT] = FT_U64(s->contended);
+	v[C_CONTPCT] = FT_PCT(pct(s->contended, s->acq));
+	v[C_COLL] = lock ? FT_SKIP : cls ? FT_U64(s->collisions) : FT_NONE;
+	v[C_SHARE] = lock ? FT_SKIP : cls ? FT_U64(s->sharing) : FT_NONE;
+	v[C_UNK] = lock ? FT_SKIP : cls ? FT_U64(s->unknown) : FT_NONE;
+	v[C_WTOT] = FT_NS(s->wait_total);
+	v[C_W50] = FT_NS(ft_hist_percentile(&s->wait, 50));
+	v[C_W90] = FT_NS(ft_hist_percentile(&s->wait, 90));
+	v[C_W99] = FT_NS(ft_hist_percentile(&s->wait, 99));
+	v[C_WMAX] = FT_NS(s->wait_max);
+	v[C_CWAIT] = lock ? FT_SKIP : FT_NS(s->coll_wait);
+	v[C_SWAIT] = lock ? FT_SKIP : FT_NS(s->share_wait);
+	v[C_REL] = lock ? FT_SKIP : FT_U64(s->releases);
+	v[C_H50] = hold ? FT_NS(ft_hist_percentile(&s->hold, 50)) : FT_NONE;
+	v[C_H99] = hold ? FT_NS(ft_hist_percentile(&s->hold, 99)) : FT_NONE;
+	v[C_SIDE] = side ? FT_STR(side) : FT_SKIP;
+	v[C_EXTRA] = extra ? FT_STR(extra) : FT_SKIP;
+	ft_table_row(f, fmt, stat_cols, C_NR, v);
+}
+
+/* extra: the title of a last column (the memtype side, the lock flags), or NULL */
 static void text_header_x(FILE *f, const char *first, const char *extra)
 {
-	fprintf(f, "%-12s %9s %9s %6s %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s%s%s\n",
-		first, "acq", "contended", "cont%", "collide", "share",
-		"unknown", "wait_tot", "wait_p50", "wait_p90", "wait_p99",
-		"wait_max", "hold_p50", "hold_p99", extra ? " " : "",
-		extra ? extra : "");
+	const char *titles[C_NR] = { [C_NAME] = first, [C_EXTRA] = extra };
+
+	ft_table_header(f, stat_cols, C_NR, titles);
 }
 
 static void text_header(FILE *f, const char *first)
@@ -199,29 +280,7 @@ static const char *lock_flags(uint32_t flags, char *buf, size_t len)
 static void text_row_x(FILE *f, const char *name, struct ft_stats *s, int cls,
 		       int hold, const char *extra)
 {
-	char b[8][32], c[3][24];
-
-	if (cls) {
-		snprintf(c[0], 24, "%llu", (unsigned long long)s->collisions);
-		snprintf(c[1], 24, "%llu", (unsigned long long)s->sharing);
-		snprintf(c[2], 24, "%llu", (unsigned long long)s->unknown);
-	} else {
-		strcpy(c[0], "-");
-		strcpy(c[1], "-");
-		strcpy(c[2], "-");
-	}
-	fprintf(f, "%-12s %9llu %9llu %5.1f%% %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s%s%s\n",
-		name, (unsigned long long)s->acq,
-		(unsigned long long)s->contended, pct(s->contended, s->acq),
-		c[0], c[1], c[2],
-		ft_fmt_ns(s->wait_total, b[0], 32),
-		ft_fmt_ns(ft_hist_percentile(&s->wait, 50), b[1], 32),
-		ft_fmt_ns(ft_hist_percentile(&s->wait, 90), b[2], 32),
-		ft_fmt_ns(ft_hist_percentile(&s->wait, 99), b[3], 32),
-		ft_fmt_ns(s->wait_max, b[4], 32),
-		hold ? ft_fmt_ns(ft_hist_percentile(&s->hold, 50), b[5], 32) : "n/a",
-		hold ? ft_fmt_ns(ft_hist_percentile(&s->hold, 99), b[6], 32) : "n/a",
-		extra ? " " : "", extra ? extra : "");
+	stat_row(f, FT_FMT_TEXT, NULL, name, s, cls, hold, extra, NULL, NULL);
 }
 
 static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
@@ -238,53 +297,15 @@ static void text_row(FILE *f, const char *name, struct ft_stats *s)
 static void json_contention(FILE *f, const char *name, struct ft_stats *s,
 			    const char *flags)
 {
-	fputs("{\"name\":", f);
-	ft_json_str(f, name);
-	if (flags) {
-		fputs(",\"flags\":", f);
-		ft_json_str(f, flags);
-	}
-	fprintf(f, ",\"contended\":%llu,\"wait_total_ns\":%llu,"
-		"\"wait_p50_ns\":%llu,\"wait_p90_ns\":%llu,\"wait_p99_ns\":%llu,"
-		"\"wait_max_ns\":%llu,\"hold_p50_ns\":null,\"hold_p99_ns\":null}",
-		(unsigned long long)s->contended,
-		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_hist_percentile(&s->wait, 50),
-		(unsigned long long)ft_hist_percentile(&s->wait, 90),
-		(unsigned long long)ft_hist_percentile(&s->wait, 99),
-		(unsigned long long)s->wait_max);
-}
-
-/* the members of one stats object, without its braces */
-static void json_stats_members(FILE *f, const char *name, struct ft_stats *s)
-{
-	fputs("\"name\":", f);
-	ft_json_str(f, name);
-	fprintf(f, ",\"acquisitions\":%llu,\"contended\":%llu,"
-		"\"collisions\":%llu,\"sharing\":%llu,\"unknown\":%llu,"
-		"\"wait_total_ns\":%llu,\"wait_p50_ns\":%llu,\"wait_p90_ns\":%llu,"
-		"\"wait_p99_ns\":%llu,\"wait_max_ns\":%llu,"
-		"\"collision_wait_ns\":%llu,\"sharing_wait_ns\":%llu,"
-		"\"releases\":%llu,\"hold_p50_ns\":%llu,\"hold_p99_ns\":%llu",
-		(unsigned long long)s->acq, (unsigned long long)s->contended,
-		(unsigned long long)s->collisions,
-		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
-		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_hist_percentile(&s->wait, 50),
-		(unsigned long long)ft_hist_percentile(&s->wait, 90),
-		(unsigned long long)ft_hist_percentile(&s->wait, 99),
-		(unsigned long long)s->wait_max,
-		(unsigned long long)s->coll_wait,
-		(unsigned long long)s->share_wait,
-		(unsigned long long)s->releases,
-		(unsigned long long)ft_hist_percentile(&s->hold, 50),
-		(unsigned long long)ft_hist_percentile(&s->hold, 99));
+	fputc('{', f);
+	stat_row(f, FT_FMT_JSON, NULL, name, s, 0, 0, NULL, NULL, flags);
+	fputc('}', f);
 }
 
 static void json_stats(FILE *f, const char *name, struct ft_stats *s)
 {
 	fputc('{', f);
-	json_stats_members(f, name, s);
+	stat_row(f, FT_FMT_JSON, NULL, name, s, 1, 1, NULL, NULL, NULL);
 	fputc('}', f);
 }
 
@@ -307,18 +328,7 @@ static const char *memtype_side(unsigned int op)
 static void csv_stats(FILE *f, const char *section, const char *name,
 		      struct ft_stats *s)
 {
-	fprintf(f, "%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
-		section, name, (unsigned long long)s->acq,
-		(unsigned long long)s->contended,
-		(unsigned long long)s->collisions,
-		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
-		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_hist_percentile(&s->wait, 50),
-		(unsigned long long)ft_hist_percentile(&s->wait, 90),
-		(unsigned long long)ft_hist_percentile(&s->wait, 99),
-		(unsigned long long)s->wait_max,
-		(unsigned long long)ft_hist_percentile(&s->hold, 50),
-		(unsigned long long)ft_hist_percentile(&s->hold, 99));
+	stat_row(f, FT_FMT_CSV, section, name, s, 1, 1, NULL, NULL, NULL);
 }
 
 static int cmp_bucket(const void *x, const void *y)
@@ -615,9 +625,8 @@ static void json_memtype(FILE *f, const struct rep *r)
 	fputs(",\"ops\":[", f);
 	for (i = 0; i < FT_MOP_NR; i++) {
 		fputs(i ? ",{" : "{", f);
-		json_stats_members(f, ft_mop_name(i), &a->mop[i]);
-		fputs(",\"side\":", f);
-		ft_json_str(f, memtype_side(i));
+		stat_row(f, FT_FMT_JSON, NULL, ft_mop_name(i), &a->mop[i], 1, 1,
+			 NULL, memtype_side(i), NULL);
 		fputc('}', f);
 	}
 	fputs("],\"side_note\":", f);
@@ -678,9 +687,7 @@ static void print_csv(FILE *f, const struct rep *r)
 	int top = r->o->top;
 	int i;
 
-	fputs("section,name,acquisitions,contended,collisions,sharing,"
-	      "unknown,wait_total_ns,wait_p50_ns,wait_p90_ns,wait_p99_ns,"
-	      "wait_max_ns,hold_p50_ns,hold_p99_ns\n", f);
+	ft_table_csv_header(f, stat_cols, C_NR, NULL);
 	if (a->nev[FT_LK_HUGETLB]) {
 		csv_stats(f, "hugetlb_op", "all", &a->hall);
 		for (i = 0; i < FT_HOP_NR; i++)
@@ -705,14 +712,8 @@ static void print_csv(FILE *f, const struct rep *r)
 		snprintf(name, sizeof(name), "0x%llx",
 			 (unsigned long long)s->addr);
 		/* no hold times in lock:contention: empty, not 0 */
-		fprintf(f, "lock_addr,%s,%llu,%llu,,,,%llu,%llu,%llu,%llu,%llu,,\n",
-			name, (unsigned long long)s->st.acq,
-			(unsigned long long)s->st.contended,
-			(unsigned long long)s->st.wait_total,
-			(unsigned long long)ft_hist_percentile(&s->st.wait, 50),
-			(unsigned long long)ft_hist_percentile(&s->st.wait, 90),
-			(unsigned long long)ft_hist_percentile(&s->st.wait, 99),
-			(unsigned long long)s->st.wait_max);
+		stat_row(f, FT_FMT_CSV, "lock_addr", name, &s->st, 0, 0, NULL,
+			 NULL, NULL);
 	}
 	if (nw) {
 		fputs("\nsize,memory_bytes,collisions,collision_wait_ns,"

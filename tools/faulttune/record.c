@@ -417,17 +417,56 @@ static pid_t run_child(struct ft_inst *fi, char **cmd)
 	return pid;
 }
 
+/*
+ * Drain the buffers until the command exits (*child -1, its *status), the
+ * duration from t0 is up or the user stops; the progress on a terminal.
+ */
+static void capture_loop(struct ft_inst *fi, struct ft_capture *cap,
+			 const struct record_opts *o, double t0, pid_t *child,
+			 int *status)
+{
+	struct ft_child_stop stop = { 0 };
+	const char *term = getenv("TERM");
+	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
+	double tprog = t0 + 1;
+
+	for (;;) {
+		if (ft_capture_poll(cap) < 0) {
+			if (*child > 0)
+				ft_err("record: the recording failed: stopping "
+				       "%s (pid %d)", o->cmd[0], (int)*child);
+			break;
+		}
+		if (*child > 0) {
+			pid_t w = waitpid(*child, status, WNOHANG);
+
+			if (w == *child) {
+				*child = -1;
+				break;
+			}
+			ft_child_stop_step(*child, &stop);
+		} else if (ft_stop || (o->duration && ft_now() - t0 >= o->duration)) {
+			break;
+		}
+		if (tty && ft_now() >= tprog) {
+			fprintf(stderr, "\r  %s: %.0fs, %llu KB captured ", fi->name,
+				ft_now() - t0, (unsigned long long)(cap->bytes >> 10));
+			tprog = ft_now() + 1;
+		}
+		usleep(50000);
+	}
+	if (tty)
+		fprintf(stderr, "\r%60s\r", "");
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	struct ft_inst fi;
 	struct ft_capture *cap = NULL;
 	pid_t child = -1;
-	struct ft_child_stop stop = { 0 };
 	int status = 0, ret, exit_code = 1;
-	double t0, tprog = 0;
-	const char *term = getenv("TERM");
-	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
+	double t0;
 	uint64_t lost = 0;
 	struct stat st;
 
@@ -459,7 +498,6 @@ int cmd_record(int argc, char **argv)
 		       fi.nsys > 1 ? fi.systems[1] : "",
 		       ft_record_fallback_marker(&fi));
 	t0 = ft_now();
-	tprog = t0 + 1;
 	if (o.cmd) {
 		child = run_child(&fi, o.cmd);
 		if (child < 0)
@@ -469,33 +507,7 @@ int cmd_record(int argc, char **argv)
 			o.duration ? "for the given duration" :
 			"press Ctrl-C to stop");
 	}
-	for (;;) {
-		if (ft_capture_poll(cap) < 0) {
-			if (child > 0)
-				ft_err("record: the recording failed: stopping "
-				       "%s (pid %d)", o.cmd[0], (int)child);
-			break;
-		}
-		if (child > 0) {
-			pid_t w = waitpid(child, &status, WNOHANG);
-
-			if (w == child) {
-				child = -1;
-				break;
-			}
-			ft_child_stop_step(child, &stop);
-		} else if (ft_stop || (o.duration && ft_now() - t0 >= o.duration)) {
-			break;
-		}
-		if (tty && ft_now() >= tprog) {
-			fprintf(stderr, "\r  %s: %.0fs, %llu KB captured ", fi.name,
-				ft_now() - t0, (unsigned long long)(cap->bytes >> 10));
-			tprog = ft_now() + 1;
-		}
-		usleep(50000);
-	}
-	if (tty)
-		fprintf(stderr, "\r%60s\r", "");
+	capture_loop(&fi, cap, &o, t0, &child, &status);
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);

@@ -400,13 +400,81 @@ static int classify(struct ft_analysis *a, const struct ft_event *ev)
 	return cls;
 }
 
+/* an acquisition: paired with its start, classified, counted */
+static void hugetlb_acquire(struct ft_analysis *a, struct task_state *t,
+			    const struct ft_event *ev, unsigned int op)
+{
+	struct ft_bucket_stats *bs;
+	int cls;
+
+	if (ft_fault_hash(ev->mapping, ev->index) != ev->hash)
+		a->jhash_mismatch++;
+	if (t->state != SEQ_STARTED || t->mapping != ev->mapping ||
+	    t->index != ev->index) {
+		/*
+		 * A kernel may emit start_locking only on the slow
+		 * path (trylock first): an uncontended acquire without
+		 * a start is then normal, counted apart.
+		 */
+		if (t->state == SEQ_NONE && !ev->contended)
+			a->acquire_nostart++;
+		else
+			a->unpaired_acquire++;
+		t->start_ts = ev->ts - (ev->wait_ns < ev->ts ?
+					ev->wait_ns : 0);
+	}
+	cls = classify(a, ev);
+	stats_acquire(a, &a->hop[op], ev->contended, ev->wait_ns, cls);
+	stats_acquire(a, &a->hall, ev->contended, ev->wait_ns, cls);
+	bs = bucket_get(a, ev->nbuckets, ev->bucket);
+	if (bs)
+		stats_acquire(a, &bs->st, ev->contended, ev->wait_ns, cls);
+	t->state = SEQ_ACQUIRED;
+	t->acq_ts = ev->ts;
+	t->mapping = ev->mapping;
+	t->index = ev->index;
+	t->hash = ev->hash;
+	t->bucket = ev->bucket;
+	t->nbuckets = ev->nbuckets;
+	t->op = op;
+	t->collided = ev->contended && cls == 1;
+}
+
+/* a release: counted, and a whole start-acquire-release kept as a hold */
+static void hugetlb_release(struct ft_analysis *a, struct task_state *t,
+			    const struct ft_event *ev, unsigned int op)
+{
+	struct ft_bucket_stats *bs;
+	struct ft_hold h;
+
+	stats_release(a, &a->hop[op], ev->hold_ns);
+	stats_release(a, &a->hall, ev->hold_ns);
+	bs = bucket_get(a, ev->nbuckets, ev->bucket);
+	if (bs)
+		stats_release(a, &bs->st, ev->hold_ns);
+	if (t->state != SEQ_ACQUIRED) {
+		a->unpaired_release++;
+	} else if (t->mapping != ev->mapping || t->index != ev->index) {
+		a->key_mismatch++;
+	} else {
+		h.req_ts = t->start_ts;
+		h.acq_ts = t->acq_ts;
+		h.rel_ts = ev->ts;
+		h.mapping = ev->mapping;
+		h.index = ev->index;
+		h.hash = ev->hash;
+		h.op = t->op;
+		h.pid = ev->pid;
+		h.collided = t->collided;
+		push_hold(a, &h);
+	}
+	t->state = SEQ_NONE;
+}
+
 static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 {
 	struct task_state *t = task_get(a, FT_LK_HUGETLB, ev->pid);
 	unsigned int op = ev->op < FT_HOP_NR ? ev->op : FT_HOP_OTHER;
-	struct ft_bucket_stats *bs;
-	struct ft_hold h;
-	int cls;
 
 	if (!t)
 		return;
@@ -429,61 +497,10 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 		t->index = ev->index;
 		break;
 	case FT_EV_ACQUIRE:
-		if (ft_fault_hash(ev->mapping, ev->index) != ev->hash)
-			a->jhash_mismatch++;
-		if (t->state != SEQ_STARTED || t->mapping != ev->mapping ||
-		    t->index != ev->index) {
-			/*
-			 * A kernel may emit start_locking only on the slow
-			 * path (trylock first): an uncontended acquire without
-			 * a start is then normal, counted apart.
-			 */
-			if (t->state == SEQ_NONE && !ev->contended)
-				a->acquire_nostart++;
-			else
-				a->unpaired_acquire++;
-			t->start_ts = ev->ts - (ev->wait_ns < ev->ts ?
-						ev->wait_ns : 0);
-		}
-		cls = classify(a, ev);
-		stats_acquire(a, &a->hop[op], ev->contended, ev->wait_ns, cls);
-		stats_acquire(a, &a->hall, ev->contended, ev->wait_ns, cls);
-		bs = bucket_get(a, ev->nbuckets, ev->bucket);
-		if (bs)
-			stats_acquire(a, &bs->st, ev->contended, ev->wait_ns, cls);
-		t->state = SEQ_ACQUIRED;
-		t->acq_ts = ev->ts;
-		t->mapping = ev->mapping;
-		t->index = ev->index;
-		t->hash = ev->hash;
-		t->bucket = ev->bucket;
-		t->nbuckets = ev->nbuckets;
-		t->op = op;
-		t->collided = ev->contended && cls == 1;
+		hugetlb_acquire(a, t, ev, op);
 		break;
 	case FT_EV_RELEASE:
-		stats_release(a, &a->hop[op], ev->hold_ns);
-		stats_release(a, &a->hall, ev->hold_ns);
-		bs = bucket_get(a, ev->nbuckets, ev->bucket);
-		if (bs)
-			stats_release(a, &bs->st, ev->hold_ns);
-		if (t->state != SEQ_ACQUIRED) {
-			a->unpaired_release++;
-		} else if (t->mapping != ev->mapping || t->index != ev->index) {
-			a->key_mismatch++;
-		} else {
-			h.req_ts = t->start_ts;
-			h.acq_ts = t->acq_ts;
-			h.rel_ts = ev->ts;
-			h.mapping = ev->mapping;
-			h.index = ev->index;
-			h.hash = ev->hash;
-			h.op = t->op;
-			h.pid = ev->pid;
-			h.collided = t->collided;
-			push_hold(a, &h);
-		}
-		t->state = SEQ_NONE;
+		hugetlb_release(a, t, ev, op);
 		break;
 	case FT_EV_RESIZE:
 		/* a write of the current size: no table was replaced */

@@ -60,31 +60,35 @@ void ft_table_header(FILE *f, const struct ft_col *cols, int n,
 	fputc('\n', f);
 }
 
+/* a number as JSON and CSV write it: 1, or 0 when v is not one */
+static int num_cell(FILE *f, const struct ft_cell *v)
+{
+	if (v->kind == FT_CELL_U64 || v->kind == FT_CELL_NS)
+		fprintf(f, "%llu", (unsigned long long)v->u);
+	else if (v->kind == FT_CELL_PCT)
+		fprintf(f, "%.4f", v->d);
+	else
+		return 0;
+	return 1;
+}
+
 static void json_cell(FILE *f, const struct ft_col *c, const struct ft_cell *v)
 {
 	fprintf(f, "\"%s\":", c->json);
-	switch (v->kind) {
-	case FT_CELL_STR:
-	case FT_CELL_QSTR:
+	if (num_cell(f, v))
+		return;
+	if (v->kind == FT_CELL_STR || v->kind == FT_CELL_QSTR)
 		ft_json_str(f, v->s);
-		break;
-	case FT_CELL_U64:
-	case FT_CELL_NS:
-		fprintf(f, "%llu", (unsigned long long)v->u);
-		break;
-	case FT_CELL_PCT:
-		fprintf(f, "%.4f", v->d);
-		break;
-	default:
+	else
 		fputs("null", f);
-		break;
-	}
 }
 
 static void csv_cell(FILE *f, const struct ft_col *c, const struct ft_cell *v)
 {
 	const char *p;
 
+	if (num_cell(f, v))
+		return;
 	switch (v->kind) {
 	case FT_CELL_STR:
 		fputs(v->s ? v->s : "", f);
@@ -97,13 +101,6 @@ static void csv_cell(FILE *f, const struct ft_col *c, const struct ft_cell *v)
 			fputc(*p, f);
 		}
 		fputc('"', f);
-		break;
-	case FT_CELL_U64:
-	case FT_CELL_NS:
-		fprintf(f, "%llu", (unsigned long long)v->u);
-		break;
-	case FT_CELL_PCT:
-		fprintf(f, "%.4f", v->d);
 		break;
 	default:
 		fputs(c->none_csv ? c->none_csv : "", f);

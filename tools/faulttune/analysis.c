@@ -137,109 +137,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
-/* ---- u64 map ---- */
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static int map_grow(struct ft_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 64, i;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	void **vals = calloc(cap, sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -1;
-	}
-	for (i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->vals[i])
-			continue;
-		j = mix64(m->keys[i]) & (cap - 1);
-		while (vals[j])
-			j = (j + 1) & (cap - 1);
-		keys[j] = m->keys[i];
-		vals[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = cap;
-	return 0;
-}
-
-/*
- * Returns the slot for key; with create, an empty slot (*slot == NULL) is
- * reserved and the caller must store a non-NULL value in it.
- */
-void **ft_map_get(struct ft_map *m, uint64_t key, int create)
-{
-	size_t j;
-
-	if (!m->cap) {
-		if (!create || map_grow(m))
-			return NULL;
-	}
-	j = mix64(key) & (m->cap - 1);
-	while (m->vals[j]) {
-		if (m->keys[j] == key)
-			return &m->vals[j];
-		j = (j + 1) & (m->cap - 1);
-	}
-	if (!create)
-		return NULL;
-	if ((m->n + 1) * 2 > m->cap) {
-		if (map_grow(m))
-			return NULL;
-		return ft_map_get(m, key, create);
-	}
-	m->keys[j] = key;
-	m->n++;
-	return &m->vals[j];
-}
-
-void ft_map_free(struct ft_map *m, void (*free_val)(void *))
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++)
-		if (m->vals[i] && free_val)
-			free_val(m->vals[i]);
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-/* ---- names ---- */
-
-const char *ft_hop_name(unsigned int op)
-{
-	static const char * const n[] = {
-		"fault", "wp", "userfault", "fallocate", "punch", "memfd",
-		"uffd_copy", "other",
-	};
-	return op < FT_HOP_NR ? n[op] : "other";
-}
-
-const char *ft_mop_name(unsigned int op)
-{
-	static const char * const n[] = {
-		"reserve", "free", "lookup", "list", "other",
-	};
-	return op < FT_MOP_NR ? n[op] : "other";
-}
-
 /* ---- analysis ---- */
 
 enum { SEQ_NONE, SEQ_STARTED, SEQ_ACQUIRED };
@@ -319,7 +216,46 @@ uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 	       sum->implausible + sum->unknown_ids;
 }
 
-void ft_analysis_free(struct ft_analysis *a)
+/*
+ * The refusal report and tune --from share: an analysis that ran out of
+ * memory, or (without force) had to skip damaged records, is incomplete,
+ * and numbers from part of a file are not given as if they were the
+ * file's.  One error line naming the file and what was skipped.
+ */
+int ft_analysis_usable(const struct ft_analysis *a, const char *file,
+		       int force, enum ft_use use)
+{
+	static const char *const instead[] = {
+		[FT_USE_REPORT] = "no report rather than an incomplete one",
+		[FT_USE_ADVICE] = "no advice rather than advice from part of it",
+	};
+	static const char *const forced[] = {
+		[FT_USE_REPORT] = "reports", [FT_USE_ADVICE] = "advises",
+	};
+	struct ft_cpu_skips sk;
+
+	if (a->nomem) {
+		ft_err("%s: out of memory while analysing it: %s", file,
+		       instead[use]);
+		return 0;
+	}
+	if (ft_analysis_skipped(a, &sk) && !force) {
+		ft_err("%s: damaged records not used: bad page headers %llu, bad "
+		       "event headers %llu (%llu bytes), short records %llu, "
+		       "implausible times %llu, unknown event ids %llu; --force "
+		       "%s without them",
+		       file, (unsigned long long)sk.bad_pages,
+		       (unsigned long long)sk.bad_headers,
+		       (unsigned long long)sk.skipped_bytes,
+		       (unsigned long long)sk.short_records,
+		       (unsigned long long)sk.implausible,
+		       (unsigned long long)sk.unknown_ids, forced[use]);
+		return 0;
+	}
+	return 1;
+}
+
+void ft_core_free(struct ft_analysis *a)
 {
 	int i;
 
@@ -334,8 +270,6 @@ void ft_analysis_free(struct ft_analysis *a)
 	ft_map_free(&a->bstate, free);
 	ft_map_free(&a->tasks, free);
 	ft_map_free(&a->lockaddrs, free_lockaddr);
-	ft_fallback_free(a->fb);
-	a->fb = NULL;
 	free(a->holds);
 	ft_sample_free(a);
 	free(a->skips);
@@ -466,13 +400,81 @@ static int classify(struct ft_analysis *a, const struct ft_event *ev)
 	return cls;
 }
 
+/* an acquisition: paired with its start, classified, counted */
+static void hugetlb_acquire(struct ft_analysis *a, struct task_state *t,
+			    const struct ft_event *ev, unsigned int op)
+{
+	struct ft_bucket_stats *bs;
+	int cls;
+
+	if (ft_fault_hash(ev->mapping, ev->index) != ev->hash)
+		a->jhash_mismatch++;
+	if (t->state != SEQ_STARTED || t->mapping != ev->mapping ||
+	    t->index != ev->index) {
+		/*
+		 * A kernel may emit start_locking only on the slow
+		 * path (trylock first): an uncontended acquire without
+		 * a start is then normal, counted apart.
+		 */
+		if (t->state == SEQ_NONE && !ev->contended)
+			a->acquire_nostart++;
+		else
+			a->unpaired_acquire++;
+		t->start_ts = ev->ts - (ev->wait_ns < ev->ts ?
+					ev->wait_ns : 0);
+	}
+	cls = classify(a, ev);
+	stats_acquire(a, &a->hop[op], ev->contended, ev->wait_ns, cls);
+	stats_acquire(a, &a->hall, ev->contended, ev->wait_ns, cls);
+	bs = bucket_get(a, ev->nbuckets, ev->bucket);
+	if (bs)
+		stats_acquire(a, &bs->st, ev->contended, ev->wait_ns, cls);
+	t->state = SEQ_ACQUIRED;
+	t->acq_ts = ev->ts;
+	t->mapping = ev->mapping;
+	t->index = ev->index;
+	t->hash = ev->hash;
+	t->bucket = ev->bucket;
+	t->nbuckets = ev->nbuckets;
+	t->op = op;
+	t->collided = ev->contended && cls == 1;
+}
+
+/* a release: counted, and a whole start-acquire-release kept as a hold */
+static void hugetlb_release(struct ft_analysis *a, struct task_state *t,
+			    const struct ft_event *ev, unsigned int op)
+{
+	struct ft_bucket_stats *bs;
+	struct ft_hold h;
+
+	stats_release(a, &a->hop[op], ev->hold_ns);
+	stats_release(a, &a->hall, ev->hold_ns);
+	bs = bucket_get(a, ev->nbuckets, ev->bucket);
+	if (bs)
+		stats_release(a, &bs->st, ev->hold_ns);
+	if (t->state != SEQ_ACQUIRED) {
+		a->unpaired_release++;
+	} else if (t->mapping != ev->mapping || t->index != ev->index) {
+		a->key_mismatch++;
+	} else {
+		h.req_ts = t->start_ts;
+		h.acq_ts = t->acq_ts;
+		h.rel_ts = ev->ts;
+		h.mapping = ev->mapping;
+		h.index = ev->index;
+		h.hash = ev->hash;
+		h.op = t->op;
+		h.pid = ev->pid;
+		h.collided = t->collided;
+		push_hold(a, &h);
+	}
+	t->state = SEQ_NONE;
+}
+
 static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 {
 	struct task_state *t = task_get(a, FT_LK_HUGETLB, ev->pid);
 	unsigned int op = ev->op < FT_HOP_NR ? ev->op : FT_HOP_OTHER;
-	struct ft_bucket_stats *bs;
-	struct ft_hold h;
-	int cls;
 
 	if (!t)
 		return;
@@ -495,61 +497,10 @@ static void feed_hugetlb(struct ft_analysis *a, const struct ft_event *ev)
 		t->index = ev->index;
 		break;
 	case FT_EV_ACQUIRE:
-		if (ft_fault_hash(ev->mapping, ev->index) != ev->hash)
-			a->jhash_mismatch++;
-		if (t->state != SEQ_STARTED || t->mapping != ev->mapping ||
-		    t->index != ev->index) {
-			/*
-			 * A kernel may emit start_locking only on the slow
-			 * path (trylock first): an uncontended acquire without
-			 * a start is then normal, counted apart.
-			 */
-			if (t->state == SEQ_NONE && !ev->contended)
-				a->acquire_nostart++;
-			else
-				a->unpaired_acquire++;
-			t->start_ts = ev->ts - (ev->wait_ns < ev->ts ?
-						ev->wait_ns : 0);
-		}
-		cls = classify(a, ev);
-		stats_acquire(a, &a->hop[op], ev->contended, ev->wait_ns, cls);
-		stats_acquire(a, &a->hall, ev->contended, ev->wait_ns, cls);
-		bs = bucket_get(a, ev->nbuckets, ev->bucket);
-		if (bs)
-			stats_acquire(a, &bs->st, ev->contended, ev->wait_ns, cls);
-		t->state = SEQ_ACQUIRED;
-		t->acq_ts = ev->ts;
-		t->mapping = ev->mapping;
-		t->index = ev->index;
-		t->hash = ev->hash;
-		t->bucket = ev->bucket;
-		t->nbuckets = ev->nbuckets;
-		t->op = op;
-		t->collided = ev->contended && cls == 1;
+		hugetlb_acquire(a, t, ev, op);
 		break;
 	case FT_EV_RELEASE:
-		stats_release(a, &a->hop[op], ev->hold_ns);
-		stats_release(a, &a->hall, ev->hold_ns);
-		bs = bucket_get(a, ev->nbuckets, ev->bucket);
-		if (bs)
-			stats_release(a, &bs->st, ev->hold_ns);
-		if (t->state != SEQ_ACQUIRED) {
-			a->unpaired_release++;
-		} else if (t->mapping != ev->mapping || t->index != ev->index) {
-			a->key_mismatch++;
-		} else {
-			h.req_ts = t->start_ts;
-			h.acq_ts = t->acq_ts;
-			h.rel_ts = ev->ts;
-			h.mapping = ev->mapping;
-			h.index = ev->index;
-			h.hash = ev->hash;
-			h.op = t->op;
-			h.pid = ev->pid;
-			h.collided = t->collided;
-			push_hold(a, &h);
-		}
-		t->state = SEQ_NONE;
+		hugetlb_release(a, t, ev, op);
 		break;
 	case FT_EV_RESIZE:
 		/* a write of the current size: no table was replaced */
@@ -698,14 +649,18 @@ static void feed_summary(struct ft_analysis *a, const struct ft_event *ev)
 	feed_lock(a, &e);
 }
 
-void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
+/*
+ * One record, through consumers.c's ft_analysis_feed(); contention_elsewhere:
+ * another consumer pairs the lock:contention events (they are counted here,
+ * not paired).
+ */
+void ft_core_feed(struct ft_analysis *a, const struct ft_event *ev,
+		  int contention_elsewhere)
 {
 	if (!a->first_ts || ev->ts < a->first_ts)
 		a->first_ts = ev->ts;
 	if (ev->ts > a->last_ts)
 		a->last_ts = ev->ts;
-	if (a->fb)
-		ft_fallback_feed(a->fb, ev);
 	if (ev->kind == FT_EV_MARKER) {
 		a->markers++;
 		return;
@@ -736,7 +691,7 @@ void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
 		feed_memtype(a, ev);
 		break;
 	case FT_LK_CONTENTION:
-		if (!a->fb)	/* fallback.c pairs them when it can */
+		if (!contention_elsewhere)
 			feed_contention(a, ev);
 		break;
 	}

@@ -21,7 +21,6 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,36 +38,6 @@
 #ifndef MFD_HUGE_SHIFT
 #define MFD_HUGE_SHIFT 26
 #endif
-
-const char *ft_shape_name(int shape)
-{
-	static const char * const n[] = {
-		"threads", "share", "punch", "memtype", "memtype-lookup",
-	};
-
-	return shape >= 0 && shape < FT_SH_NR ? n[shape] : "?";
-}
-
-void ft_marker(const char *fmt, ...)
-{
-	const char *path = getenv("FAULTTUNE_MARKER");
-	char buf[256];
-	va_list ap;
-	int fd, n;
-
-	if (!path)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (n > 0 && write(fd, buf, n > (int)sizeof(buf) - 1 ?
-			   (int)sizeof(buf) - 1 : n) < 0)
-		n = -1;
-	close(fd);
-}
 
 static double tv(struct timeval t)
 {
@@ -564,6 +533,11 @@ static int parse_list(const char *s, struct ft_bench_opts *o)
 	return o->nthreads ? 0 : -1;
 }
 
+/*
+ * Longer than the rest on purpose: the option table and one getopt switch
+ * with a case per option, each a few lines of range checks; split, an
+ * option's parsing would be in two places.
+ */
 int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 {
 	static const struct option lo[] = {
@@ -688,12 +662,55 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 	return 0;
 }
 
+/* what runs, before the results: JSON's opening, or the text table's header */
+static void print_head(const struct ft_bench_opts *o)
+{
+	char desc[160];
+
+	if (o->fmt == FT_FMT_JSON) {
+		printf("{\"workload\":\"%s\",\"size\":%llu,\"page_size\":%llu,"
+		       "\"reps\":%d,\"pin\":%s,", ft_shape_name(o->shape),
+		       (unsigned long long)o->size,
+		       (unsigned long long)(o->shape == FT_SH_LOOKUP ? 4096 : o->page_size),
+		       o->reps, o->pin ? "true" : "false");
+		if (o->shape == FT_SH_LOOKUP) {
+			printf("\"device\":");
+			ft_json_str(stdout, ft_lookup_describe(desc, sizeof(desc)));
+			printf(",\"passes\":%d,", o->iterations);
+		}
+		printf("\"results\":[");
+	} else if (o->shape == FT_SH_MEMTYPE) {
+		printf("workload memtype: %d iterations per thread, %d reps%s\n"
+		       "%8s %10s %10s %10s %14s %14s\n", o->iterations, o->reps,
+		       o->pin ? ", pinned" : "", "threads", "user", "system", "wall",
+		       "ops/cpu-s", "ops/wall-s");
+	} else if (o->shape == FT_SH_LOOKUP) {
+		/* times of the fault-passes only, not of the remaps between */
+		printf("workload memtype-lookup: %s, 4 kB pages, %d fault-passes "
+		       "per thread, %d reps%s\n"
+		       "%8s %10s %10s %10s %14s %14s\n",
+		       ft_lookup_describe(desc, sizeof(desc)), o->iterations,
+		       o->reps, o->pin ? ", pinned" : "", "threads", "user",
+		       "system", "wall", "faults/cpu-s", "faults/wall-s");
+	} else {
+		printf("workload %s: %llu MB of %llu kB pages, %d reps%s\n"
+		       "%8s %10s %10s %10s %14s %14s\n",
+		       ft_shape_name(o->shape), (unsigned long long)(o->size >> 20),
+		       (unsigned long long)(o->page_size >> 10), o->reps,
+		       o->pin ? ", pinned" : "", o->shape == FT_SH_SHARE ?
+		       "procs" : "threads", "user", "system", "wall",
+		       o->shape == FT_SH_PUNCH || o->shape == FT_SH_MEMTYPE ?
+		       "ops/cpu-s" : "faults/cpu-s",
+		       o->shape == FT_SH_PUNCH || o->shape == FT_SH_MEMTYPE ?
+		       "ops/wall-s" : "faults/wall-s");
+	}
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct ft_bench_opts o;
 	struct ft_bench_result r, done[16];
 	int ret, i, ndone = 0, maxt = 0;
-	char desc[160];
 
 	ret = ft_bench_parse_args(argc, argv, &o);
 	if (ret)
@@ -710,43 +727,7 @@ int cmd_bench(int argc, char **argv)
 			o.size = ft_lookup_bar_size();
 	}
 	ft_install_signals();
-	if (o.fmt == FT_FMT_JSON) {
-		printf("{\"workload\":\"%s\",\"size\":%llu,\"page_size\":%llu,"
-		       "\"reps\":%d,\"pin\":%s,", ft_shape_name(o.shape),
-		       (unsigned long long)o.size,
-		       (unsigned long long)(o.shape == FT_SH_LOOKUP ? 4096 : o.page_size),
-		       o.reps, o.pin ? "true" : "false");
-		if (o.shape == FT_SH_LOOKUP) {
-			printf("\"device\":");
-			ft_json_str(stdout, ft_lookup_describe(desc, sizeof(desc)));
-			printf(",\"passes\":%d,", o.iterations);
-		}
-		printf("\"results\":[");
-	} else if (o.shape == FT_SH_MEMTYPE) {
-		printf("workload memtype: %d iterations per thread, %d reps%s\n"
-		       "%8s %10s %10s %10s %14s %14s\n", o.iterations, o.reps,
-		       o.pin ? ", pinned" : "", "threads", "user", "system", "wall",
-		       "ops/cpu-s", "ops/wall-s");
-	} else if (o.shape == FT_SH_LOOKUP) {
-		/* times of the fault-passes only, not of the remaps between */
-		printf("workload memtype-lookup: %s, 4 kB pages, %d fault-passes "
-		       "per thread, %d reps%s\n"
-		       "%8s %10s %10s %10s %14s %14s\n",
-		       ft_lookup_describe(desc, sizeof(desc)), o.iterations,
-		       o.reps, o.pin ? ", pinned" : "", "threads", "user",
-		       "system", "wall", "faults/cpu-s", "faults/wall-s");
-	} else {
-		printf("workload %s: %llu MB of %llu kB pages, %d reps%s\n"
-		       "%8s %10s %10s %10s %14s %14s\n",
-		       ft_shape_name(o.shape), (unsigned long long)(o.size >> 20),
-		       (unsigned long long)(o.page_size >> 10), o.reps,
-		       o.pin ? ", pinned" : "", o.shape == FT_SH_SHARE ?
-		       "procs" : "threads", "user", "system", "wall",
-		       o.shape == FT_SH_PUNCH || o.shape == FT_SH_MEMTYPE ?
-		       "ops/cpu-s" : "faults/cpu-s",
-		       o.shape == FT_SH_PUNCH || o.shape == FT_SH_MEMTYPE ?
-		       "ops/wall-s" : "faults/wall-s");
-	}
+	print_head(&o);
 	ret = 0;
 	for (i = 0; i < o.nthreads && !ft_stop; i++) {
 		double cpu;

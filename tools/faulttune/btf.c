@@ -14,7 +14,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "model.h"
 
 #define BTF_MAGIC	0xeb9f
@@ -90,40 +89,4 @@ long ft_btf_struct_size(const char *path, const char *name)
 out:
 	free(buf);
 	return size;
-}
-
-int ft_mutex_bytes(const char *btf_path, char *how, size_t len)
-{
-	long sz;
-
-	if (!btf_path)
-		btf_path = "/sys/kernel/btf/vmlinux";
-	sz = ft_btf_struct_size(btf_path, "mutex");
-	if (sz > 0) {
-		snprintf(how, len, "sizeof(struct mutex) = %ld from %s", sz,
-			 btf_path);
-		return (int)sz;
-	}
-	sz = ft_fault_table_mutex_bytes();
-	if (sz > 0) {
-		snprintf(how, len, "sizeof(struct mutex) = %ld, the stride of the "
-			 "kernel's fault mutex table read through /proc/kcore "
-			 "(no BTF at %s)", sz, btf_path);
-		return (int)sz;
-	}
-	if (!access("/proc/lockdep", F_OK)) {
-		snprintf(how, len, "sizeof(struct mutex) unknown: the kernel has "
-			 "lock debugging (/proc/lockdep), which enlarges it, and "
-			 "no BTF (%s) to say by how much", btf_path);
-		return -1;
-	}
-#if defined(__x86_64__)
-	snprintf(how, len, "sizeof(struct mutex) assumed 32 (x86_64 without "
-		 "lock debugging; no BTF at %s to check)", btf_path);
-	return 32;
-#else
-	snprintf(how, len, "sizeof(struct mutex) unknown: no BTF at %s",
-		 btf_path);
-	return -1;
-#endif
 }

@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <tracefs.h>
 #include "faulttune.h"
 #include "model.h"
 
@@ -103,6 +102,8 @@ struct ft_fallback {
 	uint32_t table_n, mutex_bytes;
 	char table_from[48], stride_from[48], table_why[160];
 	int have_marker;
+	uint64_t first_ts, last_ts;	/* of every record fed */
+	uint64_t nev;			/* lock:contention records but stacks */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -212,138 +213,6 @@ static void classify(const struct ft_ksyms *ks, const uint64_t *st, int n,
 }
 
 /* ------------------------------------------------------------------------ */
-/* record side */
-
-/*
- * A stack with every contention_begin, through the event's own trigger
- * (not the instance's stacktrace option, which would add one to every
- * contention_end and marker too).  The trigger goes with the instance.
- */
-int ft_fallback_record_setup(struct ft_inst *fi)
-{
-	if (tracefs_event_file_write(fi->inst, "lock", "contention_begin",
-				     "trigger", "stacktrace") < 0) {
-		ft_info("faulttune: cannot add a stacktrace trigger to "
-			"lock:contention_begin (%s): waits will not be attributed "
-			"to their callers", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * The mutex stride from the table's memory: an idle mutex's wait_list is
- * an empty list_head, both pointers at itself, at the same offset in every
- * mutex; the most common distance between such self-pointing words is
- * sizeof(struct mutex).  0 when the memory does not show it.
- */
-static uint32_t stride_from_memory(uint64_t base, uint32_t n)
-{
-	uint64_t words[512];
-	uint32_t last = 0, diffs[512], best = 0;
-	int nd = 0, i, j, have = 0, best_n = 0;
-	size_t len = sizeof(words);
-
-	if (!n || ft_kcore_read(base, words, len))
-		return 0;
-	for (i = 0; i + 1 < (int)(len / 8); i++) {
-		uint64_t self = base + 8ULL * i;
-
-		if (words[i] != self || words[i + 1] != self)
-			continue;
-		if (have)
-			diffs[nd++] = 8 * i - last;
-		last = 8 * i;
-		have = 1;
-	}
-	for (i = 0; i < nd; i++) {
-		int c = 0;
-
-		for (j = 0; j < nd; j++)
-			c += diffs[j] == diffs[i];
-		if (c > best_n) {
-			best_n = c;
-			best = diffs[i];
-		}
-	}
-	return best_n >= 2 ? best : 0;
-}
-
-/*
- * The running kernel's fault mutex table, through kallsyms and /proc/kcore:
- * its base and size, or NULL with both 0; otherwise why it is not known.
- */
-static const char *fault_table_find(uint64_t *base, uint32_t *n)
-{
-	struct ft_ksyms *ks;
-	uint64_t tsym, nsym;
-	const char *why = NULL;
-	int r;
-
-	*base = 0;
-	*n = 0;
-	ks = ft_ksyms_load(NULL);
-	if (!ks)
-		why = "/proc/kallsyms unreadable or its addresses hidden";
-	else if (ft_ksyms_addr(ks, "hugetlb_fault_mutex_table", &tsym) ||
-		 ft_ksyms_addr(ks, "num_fault_mutexes", &nsym))
-		why = "hugetlb_fault_mutex_table not in kallsyms (CONFIG_KALLSYMS_ALL=n)";
-	else if ((r = ft_kcore_read(tsym, base, 8)) ||
-		 (r = ft_kcore_read(nsym, n, 4)))
-		why = r == -ENOENT ? "no /proc/kcore (CONFIG_PROC_KCORE=n)" :
-			"/proc/kcore unreadable (lockdown?)";
-	else if (!*base || !*n || !ft_is_pow2(*n))
-		why = "the table pointer or size read from /proc/kcore is not sane";
-	ft_ksyms_free(ks);
-	if (why)
-		*base = *n = 0;
-	return why;
-}
-
-uint32_t ft_fault_table_mutex_bytes(void)
-{
-	uint64_t base;
-	uint32_t n;
-
-	return fault_table_find(&base, &n) ? 0 : stride_from_memory(base, n);
-}
-
-/*
- * What the report needs to know about this kernel, as text for record's
- * start marker (so the file says it, and trace-cmd report shows it):
- * " fallback cpus=N table=ADDR nbuckets=N table_from=kcore|unknown
- * mutex_bytes=N mutex_bytes_from=btf|kcore|unknown[ why=...]", or "".
- */
-const char *ft_fallback_marker_text(struct ft_inst *fi)
-{
-	static char text[320];
-	uint64_t base;
-	uint32_t n, stride = 0;
-	long btf;
-	const char *why, *sfrom = "unknown";
-
-	if (fi->evset != FT_EVS_CONTENTION)
-		return "";
-	btf = ft_btf_struct_size("/sys/kernel/btf/vmlinux", "mutex");
-	if (btf > 0) {
-		stride = btf;
-		sfrom = "btf";
-	}
-	why = fault_table_find(&base, &n);
-	if (!why && !stride) {
-		stride = stride_from_memory(base, n);
-		if (stride)
-			sfrom = "kcore";
-	}
-	snprintf(text, sizeof(text), " fallback cpus=%d table=0x%llx nbuckets=%u "
-		 "table_from=%s mutex_bytes=%u mutex_bytes_from=%s%s%s",
-		 fi->ncpus, (unsigned long long)base, n,
-		 why ? "unknown" : "kcore", stride, sfrom,
-		 why ? " why=" : "", why ? why : "");
-	return text;
-}
-
-/* ------------------------------------------------------------------------ */
 /* report side */
 
 struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from)
@@ -358,16 +227,6 @@ struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from)
 	fb->ksyms_from = from;
 	fb->max_cpu = -1;
 	return fb;
-}
-
-int ft_fallback_attach(struct ft_analysis *a, const char *file)
-{
-	size_t len = 0;
-	char *text = ft_tracedat_kallsyms(file, &len);
-
-	a->fb = ft_fallback_new(text ? ft_ksyms_parse(text, len) : NULL,
-				"kallsyms stored in the file");
-	return a->fb ? 0 : -1;
 }
 
 static void free_ptr(void *p)
@@ -625,6 +484,14 @@ void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev)
 {
 	if (!fb)
 		return;
+	/* the span and the count the report's own lines give, kept here too */
+	if (!fb->first_ts || ev->ts < fb->first_ts)
+		fb->first_ts = ev->ts;
+	if (ev->ts > fb->last_ts)
+		fb->last_ts = ev->ts;
+	if (ev->kind != FT_EV_MARKER && ev->kind != FT_EV_STACK &&
+	    ev->lock == FT_LK_CONTENTION)
+		fb->nev++;
 	if (ev->kind == FT_EV_MARKER) {
 		on_marker(fb, ev->marker);
 		return;
@@ -740,9 +607,8 @@ static double pct_of(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0;
 }
 
-static void build_view(struct fb_view *v, const struct ft_analysis *a)
+static void build_view(struct fb_view *v, const struct ft_fallback *fb)
 {
-	const struct ft_fallback *fb = a->fb;
 	const struct fb_sum *fm = &fb->cls[FB_FAULT_MUTEX];
 	size_t i, n = 0;
 	int inside = 1;
@@ -774,7 +640,7 @@ static void build_view(struct fb_view *v, const struct ft_analysis *a)
 			inside = 0;
 	}
 	v->table_ok = fb->table_base && fb->table_n && fb->mutex_bytes && inside;
-	v->duration = a->last_ts > a->first_ts ? a->last_ts - a->first_ts : 0;
+	v->duration = fb->last_ts > fb->first_ts ? fb->last_ts - fb->first_ts : 0;
 	v->cpus = fb->recorded_cpus > 0 ? fb->recorded_cpus : fb->max_cpu + 1;
 	if (v->cpus < 1)
 		v->cpus = 1;
@@ -827,24 +693,127 @@ static void build_view(struct fb_view *v, const struct ft_analysis *a)
 	}
 }
 
-static void sum_json(FILE *f, const char *name, const struct fb_sum *s)
+/*
+ * A wait table of the fallback (locks, or ops), described once for text,
+ * JSON and CSV: a lock row has its address, type, class and caller, an op
+ * row only its name; no hold times (n/a, null).
+ */
+enum { FC_NAME, FC_LOCK, FC_ADDR, FC_TYPE, FC_CLASS, FC_OP, FC_CALLER, FC_WAITS,
+       FC_WTOT, FC_WAVG, FC_WMAX, FC_HOLD, FC_TCALLER, FC_NR };
+
+static const struct ft_col fb_cols[FC_NR] = {
+	[FC_NAME] = { .text = "lock", .width = -34, .json = "name" },
+	[FC_LOCK] = { .json = "lock", .csv = "lock" },
+	[FC_ADDR] = { .json = "addr", .csv = "addr" },
+	[FC_TYPE] = { .text = "type", .width = -10, .json = "type", .csv = "type" },
+	[FC_CLASS] = { .json = "class", .csv = "class" },
+	[FC_OP] = { .csv = "op" },
+	[FC_CALLER] = { .json = "caller", .csv = "caller" },
+	[FC_WAITS] = { .text = "waits", .width = 8, .json = "waits",
+		      .csv = "waits" },
+	[FC_WTOT] = { .text = "wait_tot", .width = 10, .json = "wait_total_ns",
+		     .csv = "wait_total_ns" },
+	[FC_WAVG] = { .text = "wait_avg", .width = 10 },
+	[FC_WMAX] = { .text = "wait_max", .width = 10, .json = "wait_max_ns",
+		     .csv = "wait_max_ns" },
+	[FC_HOLD] = { .text = "hold", .width = 5, .json = "hold", .csv = "hold",
+		     .none_csv = "n/a" },
+	[FC_TCALLER] = { .text = "", .width = 0, .sep = "  ", .last = 1 },
+};
+
+static const char *class_name(int cls)
 {
-	fputs("{\"name\":", f);
-	ft_json_str(f, name);
-	fprintf(f, ",\"waits\":%llu,\"wait_total_ns\":%llu,\"wait_max_ns\":%llu,"
-		"\"hold\":null}", (unsigned long long)s->n,
-		(unsigned long long)s->total, (unsigned long long)s->max);
+	return cls == FB_FAULT_MUTEX ? "hugetlb_fault_mutex" :
+	       cls == FB_MEMTYPE ? "memtype_lock" : "other";
 }
 
-static void sum_text(FILE *f, const char *name, const char *type,
-		     const struct fb_sum *s, const char *caller)
+/* the cells every row has: waits, total, mean, max, no hold */
+static void sum_cells(struct ft_cell *v, const struct fb_sum *s)
 {
-	char b[3][32];
+	int i;
 
-	fprintf(f, "%-34s %-10s %8llu %10s %10s %10s %5s  %s\n", name, type,
-		(unsigned long long)s->n, ft_fmt_ns(s->total, b[0], 32),
-		ft_fmt_ns(s->n ? s->total / s->n : 0, b[1], 32),
-		ft_fmt_ns(s->max, b[2], 32), "n/a", caller ? caller : "");
+	for (i = 0; i < FC_NR; i++)
+		v[i] = FT_SKIP;
+	v[FC_WAITS] = FT_U64(s->n);
+	v[FC_WTOT] = FT_NS(s->total);
+	v[FC_WAVG] = FT_NS(s->n ? s->total / s->n : 0);
+	v[FC_WMAX] = FT_NS(s->max);
+	v[FC_HOLD] = FT_NONE;
+}
+
+/*
+ * An op or total row.  Text: name, the type column empty, and the caller
+ * column's separator (caller NULL); JSON: the name; CSV: the lock class
+ * and the op.
+ */
+static void sum_row(FILE *f, enum ft_fmt fmt, const char *cls,
+		    const char *name, const struct fb_sum *s)
+{
+	struct ft_cell v[FC_NR];
+
+	sum_cells(v, s);
+	if (fmt == FT_FMT_CSV) {
+		v[FC_LOCK] = FT_STR(cls);
+		v[FC_OP] = FT_STR(name);
+	} else {
+		v[FC_NAME] = FT_STR(name);
+	}
+	if (fmt == FT_FMT_TEXT) {
+		v[FC_TYPE] = FT_STR("");
+		v[FC_TCALLER] = FT_STR("");
+	}
+	ft_table_row(f, fmt, fb_cols, FC_NR, v);
+}
+
+/* the CSV header of sum_row()'s rows */
+static void sum_csv_header(FILE *f)
+{
+	struct ft_cell v[FC_NR];
+	struct fb_sum none = { 0 };
+
+	sum_cells(v, &none);
+	v[FC_LOCK] = v[FC_OP] = FT_STR("");
+	ft_table_csv_header(f, fb_cols, FC_NR, v);
+}
+
+static void sum_json(FILE *f, const char *name, const struct fb_sum *s)
+{
+	fputc('{', f);
+	sum_row(f, FT_FMT_JSON, NULL, name, s);
+	fputc('}', f);
+}
+
+static void sum_text(FILE *f, const char *name, const struct fb_sum *s)
+{
+	sum_row(f, FT_FMT_TEXT, NULL, name, s);
+}
+
+/* a lock's row: its name, address, type, class, op and caller */
+static void lock_row(FILE *f, enum ft_fmt fmt, const struct fb_view *v,
+		     const struct fb_lock *l)
+{
+	struct ft_cell c[FC_NR];
+	char nb[96], tb[32], ab[24];
+	int csv = fmt == FT_FMT_CSV;
+	const char *name = lock_name(v, l, nb, sizeof(nb));
+
+	sum_cells(c, &l->w);
+	c[FC_TYPE] = FT_STR(type_name(l->flags, tb, sizeof(tb)));
+	if (fmt == FT_FMT_TEXT) {
+		c[FC_NAME] = FT_STR(name);
+		c[FC_TCALLER] = FT_STR(l->c.caller);
+	} else {
+		snprintf(ab, sizeof(ab), "0x%llx", (unsigned long long)l->addr);
+		c[FC_LOCK] = csv ? FT_QSTR(name) : FT_STR(name);
+		c[FC_ADDR] = FT_STR(ab);
+		c[FC_CLASS] = FT_STR(class_name(l->c.cls));
+		c[FC_CALLER] = csv ? FT_QSTR(l->c.caller) :
+			l->c.caller ? FT_STR(l->c.caller) : FT_NONE;
+	}
+	if (csv)
+		c[FC_OP] = FT_STR(l->c.cls == FB_FAULT_MUTEX ? ft_hop_name(l->c.op) :
+				 l->c.cls == FB_MEMTYPE ? ft_mop_name(l->c.op) : "");
+	ft_table_row(f, fmt, fb_cols, FC_NR, c);
 }
 
 static void print_json(FILE *f, struct fb_view *v, int top)
@@ -852,7 +821,6 @@ static void print_json(FILE *f, struct fb_view *v, int top)
 	const struct ft_fallback *fb = v->fb;
 	size_t i;
 	int k;
-	char nb[96], tb[32];
 
 	fprintf(f, ",\"fallback\":{\"hold_measured\":false,"
 		"\"kallsyms\":%s,\"kallsyms_symbols\":%zu,\"stacks\":%llu,"
@@ -888,25 +856,11 @@ static void print_json(FILE *f, struct fb_view *v, int top)
 	ft_json_str(f, fb->table_why[0] ? fb->table_why : "");
 	fprintf(f, ",\"contended_mutexes\":%zu},\"locks\":[", v->fm_locks);
 	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++) {
-		const struct fb_lock *l = v->lk[i];
-
 		if (k)
 			fputc(',', f);
-		fputs("{\"lock\":", f);
-		ft_json_str(f, lock_name(v, l, nb, sizeof(nb)));
-		fprintf(f, ",\"addr\":\"0x%llx\",\"type\":", (unsigned long long)l->addr);
-		ft_json_str(f, type_name(l->flags, tb, sizeof(tb)));
-		fprintf(f, ",\"class\":\"%s\",\"caller\":",
-			l->c.cls == FB_FAULT_MUTEX ? "hugetlb_fault_mutex" :
-			l->c.cls == FB_MEMTYPE ? "memtype_lock" : "other");
-		if (l->c.caller)
-			ft_json_str(f, l->c.caller);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"waits\":%llu,\"wait_total_ns\":%llu,"
-			"\"wait_max_ns\":%llu,\"hold\":null}",
-			(unsigned long long)l->w.n, (unsigned long long)l->w.total,
-			(unsigned long long)l->w.max);
+		fputc('{', f);
+		lock_row(f, FT_FMT_JSON, v, v->lk[i]);
+		fputc('}', f);
 	}
 	fputs("],\"hugetlb_fault_mutex\":{\"total\":", f);
 	sum_json(f, "all", &fb->cls[FB_FAULT_MUTEX]);
@@ -940,7 +894,7 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 {
 	const struct ft_fallback *fb = v->fb;
 	const struct fb_sum *fm = &fb->cls[FB_FAULT_MUTEX], *mt = &fb->cls[FB_MEMTYPE];
-	char nb[96], tb[32], b[4][32];
+	char b[4][32];
 	size_t i;
 	int k;
 
@@ -963,23 +917,19 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 			(unsigned long long)fb->end_unpaired);
 	fprintf(f, "\ncontended locks (top %d of %zu by wait)\n",
 		top < (int)v->nlk ? top : (int)v->nlk, v->nlk);
-	fprintf(f, "%-34s %-10s %8s %10s %10s %10s %5s  %s\n", "lock", "type",
-		"waits", "wait_tot", "wait_avg", "wait_max", "hold", "caller");
-	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++) {
-		const struct fb_lock *l = v->lk[i];
-
-		sum_text(f, lock_name(v, l, nb, sizeof(nb)),
-			 type_name(l->flags, tb, sizeof(tb)), &l->w, l->c.caller);
-	}
-	sum_text(f, "all", "", &fb->all, NULL);
+	ft_table_header(f, fb_cols, FC_NR,
+			(const char *const[FC_NR]){ [FC_TCALLER] = "caller" });
+	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++)
+		lock_row(f, FT_FMT_TEXT, v, v->lk[i]);
+	sum_text(f, "all", &fb->all);
 
 	fprintf(f, "\nhugetlb fault mutex waits by op (from the caller in the stack)\n");
-	fprintf(f, "%-34s %-10s %8s %10s %10s %10s %5s\n", "op", "", "waits",
-		"wait_tot", "wait_avg", "wait_max", "hold");
+	ft_table_header(f, fb_cols, FC_NR,
+			(const char *const[FC_NR]){ [FC_NAME] = "op", [FC_TYPE] = "" });
 	for (k = 0; k < FT_HOP_NR; k++)
 		if (fb->hop[k].n)
-			sum_text(f, ft_hop_name(k), "", &fb->hop[k], NULL);
-	sum_text(f, "all", "", fm, NULL);
+			sum_text(f, ft_hop_name(k), &fb->hop[k]);
+	sum_text(f, "all", fm);
 	if (v->table_ok)
 		fprintf(f, "buckets: %zu of the table's %u mutexes contended "
 			"(table at %llx from /proc/kcore, %u-byte mutexes from %s)\n",
@@ -1001,8 +951,8 @@ static void print_text(FILE *f, struct fb_view *v, int top)
 		fprintf(f, "\nmemtype_lock waits by op (from the caller in the stack)\n");
 		for (k = 0; k < FT_MOP_NR; k++)
 			if (fb->mop[k].n)
-				sum_text(f, ft_mop_name(k), "", &fb->mop[k], NULL);
-		sum_text(f, "all", "", mt, NULL);
+				sum_text(f, ft_mop_name(k), &fb->mop[k]);
+		sum_text(f, "all", mt);
 	}
 
 	fprintf(f, "\non this kernel\n");
@@ -1034,38 +984,21 @@ static void csv_field(FILE *f, const char *s)
 static void print_csv(FILE *f, struct fb_view *v, int top)
 {
 	const struct ft_fallback *fb = v->fb;
-	char nb[96], tb[32];
+
 	size_t i;
 	int k;
 
-	fputs("\nlock,addr,type,class,op,caller,waits,wait_total_ns,wait_max_ns,"
-	      "hold\n", f);
-	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++) {
-		const struct fb_lock *l = v->lk[i];
-
-		csv_field(f, lock_name(v, l, nb, sizeof(nb)));
-		fprintf(f, ",0x%llx,%s,%s,%s,", (unsigned long long)l->addr,
-			type_name(l->flags, tb, sizeof(tb)),
-			l->c.cls == FB_FAULT_MUTEX ? "hugetlb_fault_mutex" :
-			l->c.cls == FB_MEMTYPE ? "memtype_lock" : "other",
-			l->c.cls == FB_FAULT_MUTEX ? ft_hop_name(l->c.op) :
-			l->c.cls == FB_MEMTYPE ? ft_mop_name(l->c.op) : "");
-		csv_field(f, l->c.caller);
-		fprintf(f, ",%llu,%llu,%llu,n/a\n", (unsigned long long)l->w.n,
-			(unsigned long long)l->w.total,
-			(unsigned long long)l->w.max);
-	}
-	fputs("\nlock,op,waits,wait_total_ns,wait_max_ns,hold\n", f);
+	fputc('\n', f);
+	ft_table_csv_header(f, fb_cols, FC_NR, NULL);
+	for (i = 0, k = 0; i < v->nlk && k < top; i++, k++)
+		lock_row(f, FT_FMT_CSV, v, v->lk[i]);
+	fputc('\n', f);
+	sum_csv_header(f);
 	for (k = 0; k < FT_HOP_NR; k++)
-		fprintf(f, "hugetlb_fault_mutex,%s,%llu,%llu,%llu,n/a\n",
-			ft_hop_name(k), (unsigned long long)fb->hop[k].n,
-			(unsigned long long)fb->hop[k].total,
-			(unsigned long long)fb->hop[k].max);
+		sum_row(f, FT_FMT_CSV, "hugetlb_fault_mutex", ft_hop_name(k),
+			&fb->hop[k]);
 	for (k = 0; k < FT_MOP_NR; k++)
-		fprintf(f, "memtype_lock,%s,%llu,%llu,%llu,n/a\n",
-			ft_mop_name(k), (unsigned long long)fb->mop[k].n,
-			(unsigned long long)fb->mop[k].total,
-			(unsigned long long)fb->mop[k].max);
+		sum_row(f, FT_FMT_CSV, "memtype_lock", ft_mop_name(k), &fb->mop[k]);
 	fputs("\nduration_ns,cpus,fault_mutex_wait_ns,fault_mutex_pct,"
 	      "memtype_wait_ns,memtype_pct,verdict,reason\n", f);
 	fprintf(f, "%llu,%d,%llu,%.4f,%llu,%.4f,%s,",
@@ -1076,14 +1009,14 @@ static void print_csv(FILE *f, struct fb_view *v, int top)
 	fputc('\n', f);
 }
 
-void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
+void ft_fallback_print(FILE *f, const struct ft_fallback *fb, enum ft_fmt fmt,
 		       int top)
 {
 	struct fb_view v;
 
-	if (!a->fb || (!a->fb->begins && !a->nev[FT_LK_CONTENTION]))
+	if (!fb || (!fb->begins && !fb->nev))
 		return;
-	build_view(&v, a);
+	build_view(&v, fb);
 	if (fmt == FT_FMT_JSON)
 		print_json(f, &v, top);
 	else if (fmt == FT_FMT_CSV)
@@ -1093,9 +1026,8 @@ void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
 	free(v.lk);
 }
 
-void ft_fallback_sum(const struct ft_analysis *a, struct ft_fallback_sum *s)
+void ft_fallback_sum(const struct ft_fallback *fb, struct ft_fallback_sum *s)
 {
-	const struct ft_fallback *fb = a->fb;
 	int i;
 
 	memset(s, 0, sizeof(*s));

@@ -124,7 +124,7 @@ struct ft_whatif_row {
 	uint64_t mem_bytes;
 };
 
-/* u64 -> slot map, open addressing, used for tasks and buckets */
+/* base.c: u64 -> slot map, open addressing, used for tasks and buckets */
 struct ft_map {
 	uint64_t *keys;
 	void **vals;
@@ -228,11 +228,23 @@ struct ft_analysis {
 	struct ft_cpu_skips *skips;	/* [nskips], grown on demand */
 	int nskips;
 	int nomem;		/* an allocation failed: the numbers are incomplete */
+	/*
+	 * The consumers beside this core, attached and fed by consumers.c;
+	 * analysis.c never looks at them.
+	 */
 	struct ft_fallback *fb;	/* lock:contention fallback (fallback.c) */
 };
 
+/*
+ * analysis.c: the faulttune-event analysis (the core).  ft_analysis_init,
+ * _lost, _finish, _skips and _skipped are the core's own; a record goes in
+ * through ft_analysis_feed() and everything is freed by ft_analysis_free()
+ * (consumers.c), which hand it to the core through these two.
+ */
+void ft_core_feed(struct ft_analysis *a, const struct ft_event *ev,
+		  int contention_elsewhere);
+void ft_core_free(struct ft_analysis *a);
 void ft_analysis_init(struct ft_analysis *a);
-void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev);
 void ft_analysis_lost(struct ft_analysis *a, int cpu, long long missed);
 void ft_analysis_finish(struct ft_analysis *a);
 /* the skip counters of cpu (NULL, and a->nomem set, when out of memory) */
@@ -240,6 +252,20 @@ struct ft_cpu_skips *ft_analysis_skips(struct ft_analysis *a, int cpu);
 /* sum over CPUs into *sum; returns the number of things skipped */
 uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 			     struct ft_cpu_skips *sum);
+/* 0, with one error line, when a is incomplete (nomem, or skips without force) */
+enum ft_use { FT_USE_REPORT, FT_USE_ADVICE };
+int ft_analysis_usable(const struct ft_analysis *a, const char *file,
+		       int force, enum ft_use use);
+
+/*
+ * consumers.c: the reader's records to their consumers.  The reader
+ * (readdat.c) calls ft_consumers_attach() when the file records
+ * lock:contention_begin, then ft_analysis_feed() for every record, which
+ * hands it to each consumer attached (the fallback) and to the core;
+ * ft_analysis_free() frees them all.
+ */
+int ft_consumers_attach(struct ft_analysis *a, const char *file);
+void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev);
 void ft_analysis_free(struct ft_analysis *a);
 
 /* sample.c: see struct ft_sample */
@@ -291,12 +317,51 @@ void ft_resize_cost(const struct ft_analysis *a, struct ft_resize_cost *rc);
 uint32_t ft_jhash2(const uint32_t *k, uint32_t length, uint32_t initval);
 uint32_t ft_fault_hash(uint64_t mapping, uint64_t index);
 
-/* names */
+/* base.c: names of the ops; a whole file, NUL-terminated (NULL: errno) */
 const char *ft_hop_name(unsigned int op);
 const char *ft_mop_name(unsigned int op);
+char *ft_read_all(const char *path, size_t *len);
 
 /* output formats */
 enum ft_fmt { FT_FMT_TEXT, FT_FMT_JSON, FT_FMT_CSV };
+
+/*
+ * stattab.c: statistics tables described once as columns, printed as
+ * text, JSON or CSV (report and the fallback)
+ */
+struct ft_col {
+	const char *text;	/* text header; NULL: not in the text table */
+	int width;		/* text width; negative: left-aligned */
+	const char *sep;	/* text separator before it; NULL: " " */
+	const char *json;	/* JSON member; NULL: not in JSON */
+	const char *csv;	/* CSV column; NULL: not in CSV */
+	const char *none_text;	/* a missing value in text; NULL: "n/a" */
+	const char *none_csv;	/* ... in CSV; NULL: "" */
+	int json_early;		/* JSON: before the unmarked columns */
+	int last;		/* text: an optional last column, titled by the header */
+};
+enum ft_cell_kind { FT_CELL_NONE, FT_CELL_STR, FT_CELL_QSTR, FT_CELL_U64,
+		    FT_CELL_NS, FT_CELL_PCT, FT_CELL_SKIP };
+struct ft_cell {
+	enum ft_cell_kind kind;
+	const char *s;
+	uint64_t u;
+	double d;
+};
+#define FT_STR(x)	((struct ft_cell){ .kind = FT_CELL_STR, .s = (x) })
+#define FT_QSTR(x)	((struct ft_cell){ .kind = FT_CELL_QSTR, .s = (x) })
+#define FT_U64(x)	((struct ft_cell){ .kind = FT_CELL_U64, .u = (x) })
+#define FT_NS(x)	((struct ft_cell){ .kind = FT_CELL_NS, .u = (x) })
+#define FT_PCT(x)	((struct ft_cell){ .kind = FT_CELL_PCT, .d = (x) })
+#define FT_NONE		((struct ft_cell){ .kind = FT_CELL_NONE })
+#define FT_SKIP		((struct ft_cell){ .kind = FT_CELL_SKIP })
+/* text header: titles[i], when titles and it are not NULL, replaces col i's */
+void ft_table_header(FILE *f, const struct ft_col *cols, int n,
+		     const char *const *titles);
+void ft_table_csv_header(FILE *f, const struct ft_col *cols, int n,
+			 const struct ft_cell *v);
+void ft_table_row(FILE *f, enum ft_fmt fmt, const struct ft_col *cols, int n,
+		  const struct ft_cell *v);
 
 /* util.c */
 /*
@@ -419,13 +484,20 @@ char *ft_inst_file(struct ft_inst *fi, const char *file); /* tracefs_put_tracing
 void ft_inst_destroy(struct ft_inst *fi);
 /* overrun + dropped events per cpu summed; fills per-cpu stats text */
 uint64_t ft_inst_lost(struct ft_inst *fi, char ***stats);
-char *ft_read_all(const char *path, size_t *len);
 
 /* record.c: raw per-CPU capture into trace.dat, used by tune too */
 struct ft_capture;
 struct ft_capture *ft_capture_start(struct ft_inst *fi, const char *out);
 int ft_capture_poll(struct ft_capture *c);	/* drain available pages */
 int ft_capture_finish(struct ft_capture *c, uint64_t *lost);	/* writes file, frees */
+/*
+ * the lock:contention fallback's record side (record, watch): a kernel
+ * stack with every contention_begin (its trigger, which goes with the
+ * instance), and the start marker's text on the fault mutex table ("" when
+ * the instance does not record the fallback's events)
+ */
+int ft_record_stack_trigger(struct ft_inst *fi);
+const char *ft_record_fallback_marker(struct ft_inst *fi);
 
 /* tracedat.c: trace.dat version 6 writer */
 int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
@@ -449,24 +521,27 @@ char *ft_tracedat_kallsyms(const char *file, size_t *len);	/* v6 only */
 int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
 
 /*
+ * kfacts.c: the running kernel's fault mutex table through kallsyms and
+ * /proc/kcore: its base and size (NULL, or why they are not known, with
+ * both 0), and the stride of its mutexes in memory (0: not shown);
+ * ft_mutex_bytes (model.h) is there too, found once per process.
+ */
+const char *ft_fault_table_find(uint64_t *base, uint32_t *n);
+uint32_t ft_fault_table_stride(uint64_t base, uint32_t n);
+
+/*
  * fallback.c: on a kernel without the faulttune events, name the locks of
  * lock:contention_begin/end from kallsyms and the kernel stack recorded
  * with each contention_begin, find the fault mutex and memtype_lock waits
  * and say whether the patched kernel would be worth installing.
  */
 struct ft_fallback;
-/* record side: stack trigger, and the fault mutex table for the marker */
-int ft_fallback_record_setup(struct ft_inst *fi);
-const char *ft_fallback_marker_text(struct ft_inst *fi);
-/* sizeof(struct mutex) from the running kernel's fault mutex table (kcore); 0: not known */
-uint32_t ft_fault_table_mutex_bytes(void);
-/* report side: a->fb from the file's kallsyms; fed every event */
+/* a consumer of every record (consumers.c), naming locks from ks (owned) */
 struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
-int ft_fallback_attach(struct ft_analysis *a, const char *file);
 void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev);
 void ft_fallback_free(struct ft_fallback *fb);
 /* the fallback sections; json: one "fallback" member, leading comma */
-void ft_fallback_print(FILE *f, const struct ft_analysis *a, enum ft_fmt fmt,
+void ft_fallback_print(FILE *f, const struct ft_fallback *fb, enum ft_fmt fmt,
 		       int top);
 /* the fallback's numbers for watch: waits (count, ns) by lock and op */
 struct ft_fallback_sum {
@@ -475,7 +550,7 @@ struct ft_fallback_sum {
 	uint64_t other_n, other_ns;	/* every other lock */
 	uint32_t table_n;		/* fault mutex table size, 0: unknown */
 };
-void ft_fallback_sum(const struct ft_analysis *a, struct ft_fallback_sum *s);
+void ft_fallback_sum(const struct ft_fallback *fb, struct ft_fallback_sum *s);
 
 /* bench.c: the workloads, also driven by tune */
 enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE,
@@ -514,11 +589,12 @@ struct ft_bench_result {
 	uint64_t untimed_faults, untimed_ns;
 };
 
-const char *ft_shape_name(int shape);
 int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o);
 int ft_bench_check_pages(const struct ft_bench_opts *o, int threads);
 int ft_bench_run(const struct ft_bench_opts *o, int threads,
 		 struct ft_bench_result *r);
+/* base.c: a workload's name; its phase marker (FAULTTUNE_MARKER) */
+const char *ft_shape_name(int shape);
 void ft_marker(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

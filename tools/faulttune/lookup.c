@@ -513,13 +513,75 @@ static int slice_setup(struct lk_worker *w)
 	return 0;
 }
 
+/* says what went wrong in a rep's threads, if anything did: 1 */
+static int rep_failed(const struct lk_worker *w, int threads)
+{
+	int i, failed = 0;
+
+	for (i = 0; i < threads; i++) {
+		if (!w[i].what)
+			continue;
+		if (w[i].err)
+			ft_err("bench memtype-lookup: thread %d: %s: %s", i,
+			       w[i].what, strerror(w[i].err));
+		else
+			ft_err("bench memtype-lookup: data check failed: "
+			       "thread %d, BAR offset 0x%llx, pass %d: read "
+			       "0x%016llx where the pass before wrote 0x%016llx", i,
+			       (unsigned long long)(w[i].off +
+						    w[i].bad_page * LK_PAGE),
+			       w[i].bad_pass,
+			       (unsigned long long)w[i].got,
+			       (unsigned long long)w[i].want);
+		failed = 1;
+	}
+	return failed;
+}
+
+/* a rep's times: each pass's wall from its first start to its last end */
+static void rep_times(const struct lk_worker *w, int threads, int passes,
+		      struct ft_bench_result *r)
+{
+	int i, pass;
+
+	for (pass = 0; pass < passes; pass++) {
+		double s = 1e300, e = 0;
+
+		for (i = 0; i < threads; i++) {
+			struct ft_thread_time *tt = &r->thread_time[i];
+			uint64_t ns = (uint64_t)((w[i].t1[pass] - w[i].t0[pass]) * 1e9);
+
+			if (w[i].t0[pass] < s)
+				s = w[i].t0[pass];
+			if (w[i].t1[pass] > e)
+				e = w[i].t1[pass];
+			if (ns < tt->min_ns)
+				tt->min_ns = ns;
+			if (ns > tt->max_ns)
+				tt->max_ns = ns;
+			tt->sum_ns += ns;
+			tt->passes++;
+		}
+		r->wall += e - s;
+		if (e - s < r->wall_min)
+			r->wall_min = e - s;
+		if (e - s > r->wall_max)
+			r->wall_max = e - s;
+	}
+	for (i = 0; i < threads; i++) {
+		r->user += w[i].user;
+		r->sys += w[i].sys;
+		r->untimed_ns += (uint64_t)(w[i].untimed * 1e9);
+	}
+}
+
 int ft_lookup_run(const struct ft_bench_opts *o, int threads,
 		  struct ft_bench_result *r)
 {
 	uint64_t total = o->size_set ? o->size : dev.bar_size;
 	struct lk_worker *w = NULL;
 	struct lk_run run;
-	int i, rep, pass, ret = 0;
+	int i, rep, ret = 0;
 
 	if (total % LK_PAGE || total > dev.bar_size) {
 		ft_err("bench memtype-lookup: --size %llu: want a multiple of "
@@ -580,54 +642,11 @@ int ft_lookup_run(const struct ft_bench_opts *o, int threads,
 			pthread_join(w[i].tid, NULL);
 		pthread_barrier_destroy(&run.bar);
 
-		for (i = 0; i < threads; i++) {
-			if (!w[i].what)
-				continue;
-			if (w[i].err)
-				ft_err("bench memtype-lookup: thread %d: %s: %s", i,
-				       w[i].what, strerror(w[i].err));
-			else
-				ft_err("bench memtype-lookup: data check failed: "
-				       "thread %d, BAR offset 0x%llx, pass %d: read "
-				       "0x%016llx where the pass before wrote 0x%016llx", i,
-				       (unsigned long long)(w[i].off +
-							    w[i].bad_page * LK_PAGE),
-				       w[i].bad_pass,
-				       (unsigned long long)w[i].got,
-				       (unsigned long long)w[i].want);
+		if (rep_failed(w, threads))
 			ret = -1;
-		}
 		if (ret || ft_stop)
 			break;
-		for (pass = 0; pass < run.passes; pass++) {
-			double s = 1e300, e = 0;
-
-			for (i = 0; i < threads; i++) {
-				struct ft_thread_time *tt = &r->thread_time[i];
-				uint64_t ns = (uint64_t)((w[i].t1[pass] - w[i].t0[pass]) * 1e9);
-
-				if (w[i].t0[pass] < s)
-					s = w[i].t0[pass];
-				if (w[i].t1[pass] > e)
-					e = w[i].t1[pass];
-				if (ns < tt->min_ns)
-					tt->min_ns = ns;
-				if (ns > tt->max_ns)
-					tt->max_ns = ns;
-				tt->sum_ns += ns;
-				tt->passes++;
-			}
-			r->wall += e - s;
-			if (e - s < r->wall_min)
-				r->wall_min = e - s;
-			if (e - s > r->wall_max)
-				r->wall_max = e - s;
-		}
-		for (i = 0; i < threads; i++) {
-			r->user += w[i].user;
-			r->sys += w[i].sys;
-			r->untimed_ns += (uint64_t)(w[i].untimed * 1e9);
-		}
+		rep_times(w, threads, run.passes, r);
 		r->untimed_faults += 2ULL * threads * run.pages;
 		r->faults += (uint64_t)threads * run.pages * run.passes;
 	}

@@ -1203,7 +1203,7 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		return -1;
 	}
 	if (rd->d[D_C_BEGIN].event)
-		ft_fallback_attach(a, file);
+		ft_consumers_attach(a, file);
 	if (lay.plain && tracecmd_buffer_instances(h) == 0 && !lay.lib) {
 		ret = fast_read(file, &lay, rd);	/* says why itself */
 	} else if (lay.past_commit) {

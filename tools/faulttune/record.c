@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
+#include "model.h"
 
 struct ft_capture {
 	struct ft_inst *fi;
@@ -228,6 +229,61 @@ int ft_capture_finish(struct ft_capture *c, uint64_t *lost)
 	return ret;
 }
 
+/* ------------------------------------------------------------------------ */
+/* the lock:contention fallback's record side (fallback.c reads it) */
+
+/*
+ * A stack with every contention_begin, through the event's own trigger
+ * (not the instance's stacktrace option, which would add one to every
+ * contention_end and marker too).  The trigger goes with the instance.
+ */
+int ft_record_stack_trigger(struct ft_inst *fi)
+{
+	if (tracefs_event_file_write(fi->inst, "lock", "contention_begin",
+				     "trigger", "stacktrace") < 0) {
+		ft_info("faulttune: cannot add a stacktrace trigger to "
+			"lock:contention_begin (%s): waits will not be attributed "
+			"to their callers", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What the report needs to know about this kernel, as text for record's
+ * start marker (so the file says it, and trace-cmd report shows it):
+ * " fallback cpus=N table=ADDR nbuckets=N table_from=kcore|unknown
+ * mutex_bytes=N mutex_bytes_from=btf|kcore|unknown[ why=...]", or "".
+ */
+const char *ft_record_fallback_marker(struct ft_inst *fi)
+{
+	static char text[320];
+	uint64_t base;
+	uint32_t n, stride = 0;
+	long btf;
+	const char *why, *sfrom = "unknown";
+
+	if (fi->evset != FT_EVS_CONTENTION)
+		return "";
+	btf = ft_btf_struct_size("/sys/kernel/btf/vmlinux", "mutex");
+	if (btf > 0) {
+		stride = btf;
+		sfrom = "btf";
+	}
+	why = ft_fault_table_find(&base, &n);
+	if (!why && !stride) {
+		stride = ft_fault_table_stride(base, n);
+		if (stride)
+			sfrom = "kcore";
+	}
+	snprintf(text, sizeof(text), " fallback cpus=%d table=0x%llx nbuckets=%u "
+		 "table_from=%s mutex_bytes=%u mutex_bytes_from=%s%s%s",
+		 fi->ncpus, (unsigned long long)base, n,
+		 why ? "unknown" : "kcore", stride, sfrom,
+		 why ? " why=" : "", why ? why : "");
+	return text;
+}
+
 static void record_usage(FILE *f)
 {
 	fprintf(f,
@@ -361,17 +417,56 @@ static pid_t run_child(struct ft_inst *fi, char **cmd)
 	return pid;
 }
 
+/*
+ * Drain the buffers until the command exits (*child -1, its *status), the
+ * duration from t0 is up or the user stops; the progress on a terminal.
+ */
+static void capture_loop(struct ft_inst *fi, struct ft_capture *cap,
+			 const struct record_opts *o, double t0, pid_t *child,
+			 int *status)
+{
+	struct ft_child_stop stop = { 0 };
+	const char *term = getenv("TERM");
+	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
+	double tprog = t0 + 1;
+
+	for (;;) {
+		if (ft_capture_poll(cap) < 0) {
+			if (*child > 0)
+				ft_err("record: the recording failed: stopping "
+				       "%s (pid %d)", o->cmd[0], (int)*child);
+			break;
+		}
+		if (*child > 0) {
+			pid_t w = waitpid(*child, status, WNOHANG);
+
+			if (w == *child) {
+				*child = -1;
+				break;
+			}
+			ft_child_stop_step(*child, &stop);
+		} else if (ft_stop || (o->duration && ft_now() - t0 >= o->duration)) {
+			break;
+		}
+		if (tty && ft_now() >= tprog) {
+			fprintf(stderr, "\r  %s: %.0fs, %llu KB captured ", fi->name,
+				ft_now() - t0, (unsigned long long)(cap->bytes >> 10));
+			tprog = ft_now() + 1;
+		}
+		usleep(50000);
+	}
+	if (tty)
+		fprintf(stderr, "\r%60s\r", "");
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	struct ft_inst fi;
 	struct ft_capture *cap = NULL;
 	pid_t child = -1;
-	struct ft_child_stop stop = { 0 };
 	int status = 0, ret, exit_code = 1;
-	double t0, tprog = 0;
-	const char *term = getenv("TERM");
-	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
+	double t0;
 	uint64_t lost = 0;
 	struct stat st;
 
@@ -389,6 +484,8 @@ int cmd_record(int argc, char **argv)
 	fi.trio = o.trio;
 	if (ft_inst_enable(&fi, 0))
 		goto out;
+	if (fi.evset == FT_EVS_CONTENTION)
+		ft_record_stack_trigger(&fi);
 	cap = ft_capture_start(&fi, o.out);
 	if (!cap)
 		goto out;
@@ -399,9 +496,8 @@ int cmd_record(int argc, char **argv)
 	ft_inst_marker(&fi, "faulttune: phase=record-start events=%s%s%s%s",
 		       fi.systems[0], fi.nsys > 1 ? "," : "",
 		       fi.nsys > 1 ? fi.systems[1] : "",
-		       ft_fallback_marker_text(&fi));
+		       ft_record_fallback_marker(&fi));
 	t0 = ft_now();
-	tprog = t0 + 1;
 	if (o.cmd) {
 		child = run_child(&fi, o.cmd);
 		if (child < 0)
@@ -411,33 +507,7 @@ int cmd_record(int argc, char **argv)
 			o.duration ? "for the given duration" :
 			"press Ctrl-C to stop");
 	}
-	for (;;) {
-		if (ft_capture_poll(cap) < 0) {
-			if (child > 0)
-				ft_err("record: the recording failed: stopping "
-				       "%s (pid %d)", o.cmd[0], (int)child);
-			break;
-		}
-		if (child > 0) {
-			pid_t w = waitpid(child, &status, WNOHANG);
-
-			if (w == child) {
-				child = -1;
-				break;
-			}
-			ft_child_stop_step(child, &stop);
-		} else if (ft_stop || (o.duration && ft_now() - t0 >= o.duration)) {
-			break;
-		}
-		if (tty && ft_now() >= tprog) {
-			fprintf(stderr, "\r  %s: %.0fs, %llu KB captured ", fi.name,
-				ft_now() - t0, (unsigned long long)(cap->bytes >> 10));
-			tprog = ft_now() + 1;
-		}
-		usleep(50000);
-	}
-	if (tty)
-		fprintf(stderr, "\r%60s\r", "");
+	capture_loop(&fi, cap, &o, t0, &child, &status);
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);

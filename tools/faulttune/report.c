@@ -152,14 +152,95 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0.0;
 }
 
-/* extra: a last column (the fallback's lock flags), or NULL */
+/*
+ * The statistics of one op, bucket or lock (struct ft_stats), described
+ * once for the text table, the JSON objects and the CSV rows.
+ */
+enum { C_SECTION, C_NAME, C_FLAGS, C_ACQ, C_CONT, C_CONTPCT, C_COLL, C_SHARE,
+       C_UNK, C_WTOT, C_W50, C_W90, C_W99, C_WMAX, C_CWAIT, C_SWAIT, C_REL,
+       C_H50, C_H99, C_SIDE, C_EXTRA, C_NR };
+
+static const struct ft_col stat_cols[C_NR] = {
+	[C_SECTION] = { .csv = "section" },
+	[C_NAME] = { .text = "", .width = -12, .json = "name", .csv = "name",
+		     .json_early = 1 },
+	[C_FLAGS] = { .json = "flags", .json_early = 1 },
+	[C_ACQ] = { .text = "acq", .width = 9, .json = "acquisitions",
+		    .csv = "acquisitions" },
+	[C_CONT] = { .text = "contended", .width = 9, .json = "contended",
+		     .csv = "contended" },
+	[C_CONTPCT] = { .text = "cont%", .width = 6 },
+	[C_COLL] = { .text = "collide", .width = 8, .json = "collisions",
+		     .csv = "collisions", .none_text = "-" },
+	[C_SHARE] = { .text = "share", .width = 8, .json = "sharing",
+		      .csv = "sharing", .none_text = "-" },
+	[C_UNK] = { .text = "unknown", .width = 8, .json = "unknown",
+		    .csv = "unknown", .none_text = "-" },
+	[C_WTOT] = { .text = "wait_tot", .width = 10, .json = "wait_total_ns",
+		     .csv = "wait_total_ns" },
+	[C_W50] = { .text = "wait_p50", .width = 9, .json = "wait_p50_ns",
+		    .csv = "wait_p50_ns" },
+	[C_W90] = { .text = "wait_p90", .width = 9, .json = "wait_p90_ns",
+		    .csv = "wait_p90_ns" },
+	[C_W99] = { .text = "wait_p99", .width = 9, .json = "wait_p99_ns",
+		    .csv = "wait_p99_ns" },
+	[C_WMAX] = { .text = "wait_max", .width = 9, .json = "wait_max_ns",
+		     .csv = "wait_max_ns" },
+	[C_CWAIT] = { .json = "collision_wait_ns" },
+	[C_SWAIT] = { .json = "sharing_wait_ns" },
+	[C_REL] = { .json = "releases" },
+	[C_H50] = { .text = "hold_p50", .width = 9, .json = "hold_p50_ns",
+		    .csv = "hold_p50_ns" },
+	[C_H99] = { .text = "hold_p99", .width = 9, .json = "hold_p99_ns",
+		    .csv = "hold_p99_ns" },
+	[C_SIDE] = { .json = "side" },
+	[C_EXTRA] = { .text = "", .width = 0, .last = 1 },
+};
+
+/*
+ * One row of stat_cols.  cls: the collision / sharing split is known
+ * (hugetlb); hold: the events carry hold times (not lock:contention);
+ * extra: the text's last column, or NULL; side, flags: JSON members, or
+ * NULL.  A lock:contention row has its own JSON shape: no acquisitions,
+ * no split, no releases.
+ */
+static void stat_row(FILE *f, enum ft_fmt fmt, const char *section,
+		     const char *name, struct ft_stats *s, int cls, int hold,
+		     const char *extra, const char *side, const char *flags)
+{
+	struct ft_cell v[C_NR];
+	int lock = fmt == FT_FMT_JSON && !hold;
+
+	v[C_SECTION] = FT_STR(section);
+	v[C_NAME] = FT_STR(name);
+	v[C_FLAGS] = flags ? FT_STR(flags) : FT_SKIP;
+	v[C_ACQ] = lock ? FT_SKIP : FT_U64(s->acq);
+	v[C_CONT] = FT_U64(s->contended);
+	v[C_CONTPCT] = FT_PCT(pct(s->contended, s->acq));
+	v[C_COLL] = lock ? FT_SKIP : cls ? FT_U64(s->collisions) : FT_NONE;
+	v[C_SHARE] = lock ? FT_SKIP : cls ? FT_U64(s->sharing) : FT_NONE;
+	v[C_UNK] = lock ? FT_SKIP : cls ? FT_U64(s->unknown) : FT_NONE;
+	v[C_WTOT] = FT_NS(s->wait_total);
+	v[C_W50] = FT_NS(ft_hist_percentile(&s->wait, 50));
+	v[C_W90] = FT_NS(ft_hist_percentile(&s->wait, 90));
+	v[C_W99] = FT_NS(ft_hist_percentile(&s->wait, 99));
+	v[C_WMAX] = FT_NS(s->wait_max);
+	v[C_CWAIT] = lock ? FT_SKIP : FT_NS(s->coll_wait);
+	v[C_SWAIT] = lock ? FT_SKIP : FT_NS(s->share_wait);
+	v[C_REL] = lock ? FT_SKIP : FT_U64(s->releases);
+	v[C_H50] = hold ? FT_NS(ft_hist_percentile(&s->hold, 50)) : FT_NONE;
+	v[C_H99] = hold ? FT_NS(ft_hist_percentile(&s->hold, 99)) : FT_NONE;
+	v[C_SIDE] = side ? FT_STR(side) : FT_SKIP;
+	v[C_EXTRA] = extra ? FT_STR(extra) : FT_SKIP;
+	ft_table_row(f, fmt, stat_cols, C_NR, v);
+}
+
+/* extra: the title of a last column (the memtype side, the lock flags), or NULL */
 static void text_header_x(FILE *f, const char *first, const char *extra)
 {
-	fprintf(f, "%-12s %9s %9s %6s %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s%s%s\n",
-		first, "acq", "contended", "cont%", "collide", "share",
-		"unknown", "wait_tot", "wait_p50", "wait_p90", "wait_p99",
-		"wait_max", "hold_p50", "hold_p99", extra ? " " : "",
-		extra ? extra : "");
+	const char *titles[C_NR] = { [C_NAME] = first, [C_EXTRA] = extra };
+
+	ft_table_header(f, stat_cols, C_NR, titles);
 }
 
 static void text_header(FILE *f, const char *first)
@@ -199,29 +280,7 @@ static const char *lock_flags(uint32_t flags, char *buf, size_t len)
 static void text_row_x(FILE *f, const char *name, struct ft_stats *s, int cls,
 		       int hold, const char *extra)
 {
-	char b[8][32], c[3][24];
-
-	if (cls) {
-		snprintf(c[0], 24, "%llu", (unsigned long long)s->collisions);
-		snprintf(c[1], 24, "%llu", (unsigned long long)s->sharing);
-		snprintf(c[2], 24, "%llu", (unsigned long long)s->unknown);
-	} else {
-		strcpy(c[0], "-");
-		strcpy(c[1], "-");
-		strcpy(c[2], "-");
-	}
-	fprintf(f, "%-12s %9llu %9llu %5.1f%% %8s %8s %8s %10s %9s %9s %9s %9s %9s %9s%s%s\n",
-		name, (unsigned long long)s->acq,
-		(unsigned long long)s->contended, pct(s->contended, s->acq),
-		c[0], c[1], c[2],
-		ft_fmt_ns(s->wait_total, b[0], 32),
-		ft_fmt_ns(ft_hist_percentile(&s->wait, 50), b[1], 32),
-		ft_fmt_ns(ft_hist_percentile(&s->wait, 90), b[2], 32),
-		ft_fmt_ns(ft_hist_percentile(&s->wait, 99), b[3], 32),
-		ft_fmt_ns(s->wait_max, b[4], 32),
-		hold ? ft_fmt_ns(ft_hist_percentile(&s->hold, 50), b[5], 32) : "n/a",
-		hold ? ft_fmt_ns(ft_hist_percentile(&s->hold, 99), b[6], 32) : "n/a",
-		extra ? " " : "", extra ? extra : "");
+	stat_row(f, FT_FMT_TEXT, NULL, name, s, cls, hold, extra, NULL, NULL);
 }
 
 static void text_row_cls(FILE *f, const char *name, struct ft_stats *s, int cls)
@@ -238,53 +297,15 @@ static void text_row(FILE *f, const char *name, struct ft_stats *s)
 static void json_contention(FILE *f, const char *name, struct ft_stats *s,
 			    const char *flags)
 {
-	fputs("{\"name\":", f);
-	ft_json_str(f, name);
-	if (flags) {
-		fputs(",\"flags\":", f);
-		ft_json_str(f, flags);
-	}
-	fprintf(f, ",\"contended\":%llu,\"wait_total_ns\":%llu,"
-		"\"wait_p50_ns\":%llu,\"wait_p90_ns\":%llu,\"wait_p99_ns\":%llu,"
-		"\"wait_max_ns\":%llu,\"hold_p50_ns\":null,\"hold_p99_ns\":null}",
-		(unsigned long long)s->contended,
-		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_hist_percentile(&s->wait, 50),
-		(unsigned long long)ft_hist_percentile(&s->wait, 90),
-		(unsigned long long)ft_hist_percentile(&s->wait, 99),
-		(unsigned long long)s->wait_max);
-}
-
-/* the members of one stats object, without its braces */
-static void json_stats_members(FILE *f, const char *name, struct ft_stats *s)
-{
-	fputs("\"name\":", f);
-	ft_json_str(f, name);
-	fprintf(f, ",\"acquisitions\":%llu,\"contended\":%llu,"
-		"\"collisions\":%llu,\"sharing\":%llu,\"unknown\":%llu,"
-		"\"wait_total_ns\":%llu,\"wait_p50_ns\":%llu,\"wait_p90_ns\":%llu,"
-		"\"wait_p99_ns\":%llu,\"wait_max_ns\":%llu,"
-		"\"collision_wait_ns\":%llu,\"sharing_wait_ns\":%llu,"
-		"\"releases\":%llu,\"hold_p50_ns\":%llu,\"hold_p99_ns\":%llu",
-		(unsigned long long)s->acq, (unsigned long long)s->contended,
-		(unsigned long long)s->collisions,
-		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
-		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_hist_percentile(&s->wait, 50),
-		(unsigned long long)ft_hist_percentile(&s->wait, 90),
-		(unsigned long long)ft_hist_percentile(&s->wait, 99),
-		(unsigned long long)s->wait_max,
-		(unsigned long long)s->coll_wait,
-		(unsigned long long)s->share_wait,
-		(unsigned long long)s->releases,
-		(unsigned long long)ft_hist_percentile(&s->hold, 50),
-		(unsigned long long)ft_hist_percentile(&s->hold, 99));
+	fputc('{', f);
+	stat_row(f, FT_FMT_JSON, NULL, name, s, 0, 0, NULL, NULL, flags);
+	fputc('}', f);
 }
 
 static void json_stats(FILE *f, const char *name, struct ft_stats *s)
 {
 	fputc('{', f);
-	json_stats_members(f, name, s);
+	stat_row(f, FT_FMT_JSON, NULL, name, s, 1, 1, NULL, NULL, NULL);
 	fputc('}', f);
 }
 
@@ -307,18 +328,7 @@ static const char *memtype_side(unsigned int op)
 static void csv_stats(FILE *f, const char *section, const char *name,
 		      struct ft_stats *s)
 {
-	fprintf(f, "%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
-		section, name, (unsigned long long)s->acq,
-		(unsigned long long)s->contended,
-		(unsigned long long)s->collisions,
-		(unsigned long long)s->sharing, (unsigned long long)s->unknown,
-		(unsigned long long)s->wait_total,
-		(unsigned long long)ft_hist_percentile(&s->wait, 50),
-		(unsigned long long)ft_hist_percentile(&s->wait, 90),
-		(unsigned long long)ft_hist_percentile(&s->wait, 99),
-		(unsigned long long)s->wait_max,
-		(unsigned long long)ft_hist_percentile(&s->hold, 50),
-		(unsigned long long)ft_hist_percentile(&s->hold, 99));
+	stat_row(f, FT_FMT_CSV, section, name, s, 1, 1, NULL, NULL, NULL);
 }
 
 static int cmp_bucket(const void *x, const void *y)
@@ -492,203 +502,239 @@ static void print_skips(FILE *f, const struct ft_analysis *a, int json)
 		fputs("]}", f);
 }
 
-int ft_report_print(FILE *f, struct ft_analysis *a,
-		    const struct ft_report_opts *o)
+/* what the report's printers share, worked out once by ft_report_print() */
+struct rep {
+	struct ft_analysis *a;
+	const struct ft_report_opts *o;
+	struct ft_whatif_row *w;	/* the what-if table, nw rows */
+	int nw;
+	struct ft_resize_cost rc;
+	struct ft_advice adv;
+	void **bk, **la;	/* buckets, lock addresses: by wait */
+	int nbk, nla;		/* how many of them are printed */
+	uint32_t cur;		/* the recorded table size */
+};
+
+/* JSON: the file, its counts, what was skipped, sampled, resized */
+static void json_head(FILE *f, const struct rep *r)
 {
-	struct ft_whatif_row *w = NULL;
-	struct ft_resize_cost rc = { 0 };
-	struct ft_advice adv = { 0 };
-	int nw = 0, i, top = o->top, ret = 0, advice_nomem = 0;
-	void **bk = NULL, **la = NULL;
-	uint32_t cur = recorded_size(a);
-	char b[8][32];
-	int nbk = 0, nla = 0;
+	struct ft_analysis *a = r->a;
+	const struct ft_report_opts *o = r->o;
+	uint32_t cur = r->cur;
 
-	/* the model first: the what-if sorts the holds in place */
-	if (ft_advice_of(a, o->threads, o->target, &adv))
-		advice_nomem = 1;
-	else if (a->nev[FT_LK_HUGETLB])
-		nw = ft_whatif(a, whatif_max(a, o), &w);
-	if (a->resizes)
-		ft_resize_cost(a, &rc);
-	bk = sorted_vals(&a->buckets, cmp_bucket);
-	la = sorted_vals(&a->lockaddrs, cmp_lockaddr);
-	if (advice_nomem || nw < 0 || rc.nomem || !bk || !la) {
-		ft_err("%s: out of memory for the model, the what-if and the "
-		       "tables: no report rather than an incomplete one", o->file);
-		ret = -1;
-		nw = 0;
-		goto out;
+	fputs("{\"file\":", f);
+	ft_json_str(f, o->file);
+	fprintf(f, ",\"events\":{\"hugetlb\":%llu,\"memtype\":%llu,"
+		"\"lock_contention\":%llu,\"markers\":%llu,\"resizes\":%llu},"
+		"\"lost_events\":%llu,\"lost_unknown_pages\":%llu,"
+		"\"unpaired\":{\"start\":%llu,\"acquire\":%llu,"
+		"\"release\":%llu,\"key_mismatch\":%llu,\"open_at_end\":%llu,"
+		"\"acquire_without_start\":%llu},"
+		"\"hash_mismatch\":%llu,\"jhash_mismatch\":%llu,"
+		"\"table_size\":%u,\"duration_ns\":%llu",
+		(unsigned long long)a->nev[FT_LK_HUGETLB],
+		(unsigned long long)a->nev[FT_LK_MEMTYPE],
+		(unsigned long long)a->nev[FT_LK_CONTENTION],
+		(unsigned long long)a->markers,
+		(unsigned long long)a->resizes,
+		(unsigned long long)a->lost_events,
+		(unsigned long long)a->lost_unknown,
+		(unsigned long long)a->unpaired_start,
+		(unsigned long long)a->unpaired_acquire,
+		(unsigned long long)a->unpaired_release,
+		(unsigned long long)a->key_mismatch,
+		(unsigned long long)a->open_at_end,
+		(unsigned long long)a->acquire_nostart,
+		(unsigned long long)a->hash_mismatch,
+		(unsigned long long)a->jhash_mismatch, cur,
+		(unsigned long long)(a->last_ts - a->first_ts));
+	print_skips(f, a, 1);
+	ft_sample_print(f, a, 1);
+	if (a->resizes) {
+		fprintf(f, ",\"resize\":{\"resizes\":%llu,"
+			"\"duration_median_ns\":%llu,\"duration_max_ns\":%llu,"
+			"\"fault_median_ns\":%llu,\"overlapping\":%llu,"
+			"\"others\":%llu,"
+			"\"stall_median_ns\":%llu,\"stall_max_ns\":%llu,"
+			"\"other_wait_p99_ns\":%llu,\"other_wait_max_ns\":%llu}",
+			(unsigned long long)r->rc.resizes,
+			(unsigned long long)r->rc.dur_median,
+			(unsigned long long)r->rc.dur_max,
+			(unsigned long long)r->rc.fault_median,
+			(unsigned long long)r->rc.overlapping,
+			(unsigned long long)r->rc.others,
+			(unsigned long long)r->rc.stall_median,
+			(unsigned long long)r->rc.stall_max,
+			(unsigned long long)r->rc.other_wait_p99,
+			(unsigned long long)r->rc.other_wait_max);
 	}
-	nbk = a->buckets.n < (size_t)top ? (int)a->buckets.n : top;
-	nla = a->lockaddrs.n < (size_t)top ? (int)a->lockaddrs.n : top;
+}
 
-	if (o->fmt == FT_FMT_JSON) {
-		fputs("{\"file\":", f);
-		ft_json_str(f, o->file);
-		fprintf(f, ",\"events\":{\"hugetlb\":%llu,\"memtype\":%llu,"
-			"\"lock_contention\":%llu,\"markers\":%llu,\"resizes\":%llu},"
-			"\"lost_events\":%llu,\"lost_unknown_pages\":%llu,"
-			"\"unpaired\":{\"start\":%llu,\"acquire\":%llu,"
-			"\"release\":%llu,\"key_mismatch\":%llu,\"open_at_end\":%llu,"
-			"\"acquire_without_start\":%llu},"
-			"\"hash_mismatch\":%llu,\"jhash_mismatch\":%llu,"
-			"\"table_size\":%u,\"duration_ns\":%llu",
-			(unsigned long long)a->nev[FT_LK_HUGETLB],
-			(unsigned long long)a->nev[FT_LK_MEMTYPE],
-			(unsigned long long)a->nev[FT_LK_CONTENTION],
-			(unsigned long long)a->markers,
-			(unsigned long long)a->resizes,
-			(unsigned long long)a->lost_events,
-			(unsigned long long)a->lost_unknown,
-			(unsigned long long)a->unpaired_start,
-			(unsigned long long)a->unpaired_acquire,
-			(unsigned long long)a->unpaired_release,
-			(unsigned long long)a->key_mismatch,
-			(unsigned long long)a->open_at_end,
-			(unsigned long long)a->acquire_nostart,
-			(unsigned long long)a->hash_mismatch,
-			(unsigned long long)a->jhash_mismatch, cur,
-			(unsigned long long)(a->last_ts - a->first_ts));
-		print_skips(f, a, 1);
-		ft_sample_print(f, a, 1);
-		if (a->resizes) {
-			fprintf(f, ",\"resize\":{\"resizes\":%llu,"
-				"\"duration_median_ns\":%llu,\"duration_max_ns\":%llu,"
-				"\"fault_median_ns\":%llu,\"overlapping\":%llu,"
-				"\"others\":%llu,"
-				"\"stall_median_ns\":%llu,\"stall_max_ns\":%llu,"
-				"\"other_wait_p99_ns\":%llu,\"other_wait_max_ns\":%llu}",
-				(unsigned long long)rc.resizes,
-				(unsigned long long)rc.dur_median,
-				(unsigned long long)rc.dur_max,
-				(unsigned long long)rc.fault_median,
-				(unsigned long long)rc.overlapping,
-				(unsigned long long)rc.others,
-				(unsigned long long)rc.stall_median,
-				(unsigned long long)rc.stall_max,
-				(unsigned long long)rc.other_wait_p99,
-				(unsigned long long)rc.other_wait_max);
-		}
-		fputs(",\"hugetlb\":{\"total\":", f);
-		json_stats(f, "all", &a->hall);
-		fputs(",\"ops\":[", f);
-		for (i = 0; i < FT_HOP_NR; i++) {
+/* JSON: the hugetlb member: ops, buckets, what-if, advice */
+static void json_hugetlb(FILE *f, const struct rep *r)
+{
+	struct ft_analysis *a = r->a;
+	struct ft_whatif_row *w = r->w;
+	void **bk = r->bk;
+	int nw = r->nw;
+	int nbk = r->nbk;
+	int i;
+
+	fputs(",\"hugetlb\":{\"total\":", f);
+	json_stats(f, "all", &a->hall);
+	fputs(",\"ops\":[", f);
+	for (i = 0; i < FT_HOP_NR; i++) {
+		if (i)
+			fputc(',', f);
+		json_stats(f, ft_hop_name(i), &a->hop[i]);
+	}
+	fputs("],\"buckets\":[", f);
+	for (i = 0; i < nbk; i++) {
+		struct ft_bucket_stats *s = bk[i];
+		char name[32];
+
+		snprintf(name, sizeof(name), "%u/%u", s->bucket, s->nbuckets);
+		if (i)
+			fputc(',', f);
+		json_stats(f, name, &s->st);
+	}
+	fputs("],\"whatif\":[", f);
+	for (i = 0; i < nw; i++)
+		fprintf(f, "%s{\"size\":%u,\"memory_bytes\":%llu,"
+			"\"collisions\":%llu,\"collision_wait_ns\":%llu,"
+			"\"sharing\":%llu,\"sharing_wait_ns\":%llu}",
+			i ? "," : "", w[i].size,
+			(unsigned long long)w[i].mem_bytes,
+			(unsigned long long)w[i].collisions,
+			(unsigned long long)w[i].coll_wait_ns,
+			(unsigned long long)w[i].sharing,
+			(unsigned long long)w[i].share_wait_ns);
+	fputs("],\"advice\":", f);
+	ft_advice_json(f, &r->adv);
+	fputc('}', f);
+}
+
+/* JSON: the memtype member */
+static void json_memtype(FILE *f, const struct rep *r)
+{
+	struct ft_analysis *a = r->a;
+	int i;
+
+	fputs(",\"memtype\":{\"total\":", f);
+	json_stats(f, "all", &a->mall);
+	fputs(",\"ops\":[", f);
+	for (i = 0; i < FT_MOP_NR; i++) {
+		fputs(i ? ",{" : "{", f);
+		stat_row(f, FT_FMT_JSON, NULL, ft_mop_name(i), &a->mop[i], 1, 1,
+			 NULL, memtype_side(i), NULL);
+		fputc('}', f);
+	}
+	fputs("],\"side_note\":", f);
+	ft_json_str(f, MEMTYPE_SIDE_NOTE);
+	fputc('}', f);
+}
+
+/* JSON: lock:contention, the fallback's member or the addresses' */
+static void json_lock_contention(FILE *f, const struct rep *r)
+{
+	struct ft_analysis *a = r->a;
+	void **la = r->la;
+	int nla = r->nla;
+	int top = r->o->top;
+	int i;
+
+	if (a->fb) {
+		/* its own member: names, callers, ops, no hold numbers */
+		ft_fallback_print(f, a->fb, FT_FMT_JSON, top);
+	} else {
+		fputs(",\"lock_contention\":{\"total\":", f);
+		json_contention(f, "all", &a->call, NULL);
+		fputs(",\"locks\":[", f);
+		for (i = 0; i < nla; i++) {
+			struct ft_lockaddr_stats *s = la[i];
+			char name[32], fl[64];
+
+			snprintf(name, sizeof(name), "0x%llx",
+				 (unsigned long long)s->addr);
 			if (i)
 				fputc(',', f);
-			json_stats(f, ft_hop_name(i), &a->hop[i]);
+			json_contention(f, name, &s->st,
+					lock_flags(s->flags, fl, sizeof(fl)));
 		}
-		fputs("],\"buckets\":[", f);
-		for (i = 0; i < nbk; i++) {
-			struct ft_bucket_stats *s = bk[i];
-			char name[32];
+		fputs("]}", f);
+	}
+}
 
-			snprintf(name, sizeof(name), "%u/%u", s->bucket, s->nbuckets);
-			if (i)
-				fputc(',', f);
-			json_stats(f, name, &s->st);
-		}
-		fputs("],\"whatif\":[", f);
+static void print_json(FILE *f, const struct rep *r)
+{
+	json_head(f, r);
+	json_hugetlb(f, r);
+	json_memtype(f, r);
+	json_lock_contention(f, r);
+	fputs("}\n", f);
+}
+
+/* CSV: one table of statistics rows, the what-if, the fallback's */
+static void print_csv(FILE *f, const struct rep *r)
+{
+	struct ft_analysis *a = r->a;
+	struct ft_whatif_row *w = r->w;
+	void **bk = r->bk;
+	void **la = r->la;
+	int nw = r->nw;
+	int nbk = r->nbk;
+	int nla = r->nla;
+	int top = r->o->top;
+	int i;
+
+	ft_table_csv_header(f, stat_cols, C_NR, NULL);
+	if (a->nev[FT_LK_HUGETLB]) {
+		csv_stats(f, "hugetlb_op", "all", &a->hall);
+		for (i = 0; i < FT_HOP_NR; i++)
+			csv_stats(f, "hugetlb_op", ft_hop_name(i), &a->hop[i]);
+	}
+	for (i = 0; i < nbk; i++) {
+		struct ft_bucket_stats *s = bk[i];
+		char name[32];
+
+		snprintf(name, sizeof(name), "%u/%u", s->bucket, s->nbuckets);
+		csv_stats(f, "hugetlb_bucket", name, &s->st);
+	}
+	if (a->nev[FT_LK_MEMTYPE]) {
+		csv_stats(f, "memtype_op", "all", &a->mall);
+		for (i = 0; i < FT_MOP_NR; i++)
+			csv_stats(f, "memtype_op", ft_mop_name(i), &a->mop[i]);
+	}
+	for (i = 0; i < nla; i++) {
+		struct ft_lockaddr_stats *s = la[i];
+		char name[32];
+
+		snprintf(name, sizeof(name), "0x%llx",
+			 (unsigned long long)s->addr);
+		/* no hold times in lock:contention: empty, not 0 */
+		stat_row(f, FT_FMT_CSV, "lock_addr", name, &s->st, 0, 0, NULL,
+			 NULL, NULL);
+	}
+	if (nw) {
+		fputs("\nsize,memory_bytes,collisions,collision_wait_ns,"
+		      "sharing,sharing_wait_ns\n", f);
 		for (i = 0; i < nw; i++)
-			fprintf(f, "%s{\"size\":%u,\"memory_bytes\":%llu,"
-				"\"collisions\":%llu,\"collision_wait_ns\":%llu,"
-				"\"sharing\":%llu,\"sharing_wait_ns\":%llu}",
-				i ? "," : "", w[i].size,
+			fprintf(f, "%u,%llu,%llu,%llu,%llu,%llu\n", w[i].size,
 				(unsigned long long)w[i].mem_bytes,
 				(unsigned long long)w[i].collisions,
 				(unsigned long long)w[i].coll_wait_ns,
 				(unsigned long long)w[i].sharing,
 				(unsigned long long)w[i].share_wait_ns);
-		fputs("],\"advice\":", f);
-		ft_advice_json(f, &adv);
-		fputs("},\"memtype\":{\"total\":", f);
-		json_stats(f, "all", &a->mall);
-		fputs(",\"ops\":[", f);
-		for (i = 0; i < FT_MOP_NR; i++) {
-			fputs(i ? ",{" : "{", f);
-			json_stats_members(f, ft_mop_name(i), &a->mop[i]);
-			fputs(",\"side\":", f);
-			ft_json_str(f, memtype_side(i));
-			fputc('}', f);
-		}
-		fputs("],\"side_note\":", f);
-		ft_json_str(f, MEMTYPE_SIDE_NOTE);
-		fputc('}', f);
-		if (a->fb) {
-			/* its own member: names, callers, ops, no hold numbers */
-			ft_fallback_print(f, a, FT_FMT_JSON, top);
-		} else {
-			fputs(",\"lock_contention\":{\"total\":", f);
-			json_contention(f, "all", &a->call, NULL);
-			fputs(",\"locks\":[", f);
-			for (i = 0; i < nla; i++) {
-				struct ft_lockaddr_stats *s = la[i];
-				char name[32], fl[64];
-
-				snprintf(name, sizeof(name), "0x%llx",
-					 (unsigned long long)s->addr);
-				if (i)
-					fputc(',', f);
-				json_contention(f, name, &s->st,
-						lock_flags(s->flags, fl, sizeof(fl)));
-			}
-			fputs("]}", f);
-		}
-		fputs("}\n", f);
-		goto done;
 	}
+	ft_fallback_print(f, a->fb, FT_FMT_CSV, top);
+}
 
-	if (o->fmt == FT_FMT_CSV) {
-		fputs("section,name,acquisitions,contended,collisions,sharing,"
-		      "unknown,wait_total_ns,wait_p50_ns,wait_p90_ns,wait_p99_ns,"
-		      "wait_max_ns,hold_p50_ns,hold_p99_ns\n", f);
-		if (a->nev[FT_LK_HUGETLB]) {
-			csv_stats(f, "hugetlb_op", "all", &a->hall);
-			for (i = 0; i < FT_HOP_NR; i++)
-				csv_stats(f, "hugetlb_op", ft_hop_name(i), &a->hop[i]);
-		}
-		for (i = 0; i < nbk; i++) {
-			struct ft_bucket_stats *s = bk[i];
-			char name[32];
-
-			snprintf(name, sizeof(name), "%u/%u", s->bucket, s->nbuckets);
-			csv_stats(f, "hugetlb_bucket", name, &s->st);
-		}
-		if (a->nev[FT_LK_MEMTYPE]) {
-			csv_stats(f, "memtype_op", "all", &a->mall);
-			for (i = 0; i < FT_MOP_NR; i++)
-				csv_stats(f, "memtype_op", ft_mop_name(i), &a->mop[i]);
-		}
-		for (i = 0; i < nla; i++) {
-			struct ft_lockaddr_stats *s = la[i];
-			char name[32];
-
-			snprintf(name, sizeof(name), "0x%llx",
-				 (unsigned long long)s->addr);
-			/* no hold times in lock:contention: empty, not 0 */
-			fprintf(f, "lock_addr,%s,%llu,%llu,,,,%llu,%llu,%llu,%llu,%llu,,\n",
-				name, (unsigned long long)s->st.acq,
-				(unsigned long long)s->st.contended,
-				(unsigned long long)s->st.wait_total,
-				(unsigned long long)ft_hist_percentile(&s->st.wait, 50),
-				(unsigned long long)ft_hist_percentile(&s->st.wait, 90),
-				(unsigned long long)ft_hist_percentile(&s->st.wait, 99),
-				(unsigned long long)s->st.wait_max);
-		}
-		if (nw) {
-			fputs("\nsize,memory_bytes,collisions,collision_wait_ns,"
-			      "sharing,sharing_wait_ns\n", f);
-			for (i = 0; i < nw; i++)
-				fprintf(f, "%u,%llu,%llu,%llu,%llu,%llu\n", w[i].size,
-					(unsigned long long)w[i].mem_bytes,
-					(unsigned long long)w[i].collisions,
-					(unsigned long long)w[i].coll_wait_ns,
-					(unsigned long long)w[i].sharing,
-					(unsigned long long)w[i].share_wait_ns);
-		}
-		ft_fallback_print(f, a, FT_FMT_CSV, top);
-		goto done;
-	}
+/* text: the file, its counts and warnings */
+static void text_head(FILE *f, const struct rep *r)
+{
+	struct ft_analysis *a = r->a;
+	const struct ft_report_opts *o = r->o;
+	char b[8][32];
 
 	fprintf(f, "faulttune report: %s (%s of trace)\n", o->file,
 		ft_fmt_ns(a->last_ts - a->first_ts, b[0], 32));
@@ -724,6 +770,20 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 		fprintf(f, "WARNING: %llu acquisitions whose hash is not "
 			"jhash2(mapping, index): the what-if table assumes it is\n",
 			(unsigned long long)a->jhash_mismatch);
+}
+
+/* text: the hugetlb fault mutexes: ops, resizes, buckets, what-if, advice */
+static void text_hugetlb(FILE *f, const struct rep *r)
+{
+	struct ft_analysis *a = r->a;
+	struct ft_whatif_row *w = r->w;
+	void **bk = r->bk;
+	int nw = r->nw;
+	int nbk = r->nbk;
+	int i;
+	uint32_t cur = r->cur;
+	char b[8][32];
+
 	if (a->nev[FT_LK_HUGETLB]) {
 		fprintf(f, "\nhugetlb fault mutexes: table size %u%s; waits are over "
 			"contended acquisitions\n", cur,
@@ -736,20 +796,20 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 		if (a->resizes) {
 			double u;
 
-			u = rc.fault_median ? (double)rc.fault_median : 1;
+			u = r->rc.fault_median ? (double)r->rc.fault_median : 1;
 			fprintf(f, "resizes: %llu, duration median %s max %s; a fault "
 				"(request to release) median %s; %llu acquisitions "
 				"waited during a resize, wait median %s max %s "
 				"(%.2f faults); the others' wait p99 %s max %s\n",
-				(unsigned long long)rc.resizes,
-				ft_fmt_ns(rc.dur_median, b[0], 32),
-				ft_fmt_ns(rc.dur_max, b[1], 32),
-				ft_fmt_ns(rc.fault_median, b[2], 32),
-				(unsigned long long)rc.overlapping,
-				ft_fmt_ns(rc.stall_median, b[3], 32),
-				ft_fmt_ns(rc.stall_max, b[4], 32), rc.stall_max / u,
-				ft_fmt_ns(rc.other_wait_p99, b[5], 32),
-				ft_fmt_ns(rc.other_wait_max, b[6], 32));
+				(unsigned long long)r->rc.resizes,
+				ft_fmt_ns(r->rc.dur_median, b[0], 32),
+				ft_fmt_ns(r->rc.dur_max, b[1], 32),
+				ft_fmt_ns(r->rc.fault_median, b[2], 32),
+				(unsigned long long)r->rc.overlapping,
+				ft_fmt_ns(r->rc.stall_median, b[3], 32),
+				ft_fmt_ns(r->rc.stall_max, b[4], 32), r->rc.stall_max / u,
+				ft_fmt_ns(r->rc.other_wait_p99, b[5], 32),
+				ft_fmt_ns(r->rc.other_wait_max, b[6], 32));
 		}
 		fprintf(f, "contended: %.1f%% collisions (fixable by table size, "
 			"%s wait), %.1f%% true sharing (%s wait), %.1f%% unknown\n",
@@ -784,9 +844,16 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 				w[i].size == cur ? "  <- recorded" : "");
 		text_chart(f, w, nw, cur);
 		fputc('\n', f);
-		ft_advice_check(f, &adv);
-		ft_advice_line(f, &adv);
+		ft_advice_check(f, &r->adv);
+		ft_advice_line(f, &r->adv);
 	}
+}
+
+/* text: memtype_lock */
+static void text_memtype(FILE *f, const struct rep *r)
+{
+	struct ft_analysis *a = r->a;
+	int i;
 
 	if (a->nev[FT_LK_MEMTYPE]) {
 		fprintf(f, "\nmemtype_lock (x86 PAT)\n");
@@ -798,9 +865,19 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 		text_row_cls(f, "all", &a->mall, 0);
 		fprintf(f, "%s\n", MEMTYPE_SIDE_NOTE);
 	}
+}
+
+/* text: lock:contention, the fallback's or the addresses' */
+static void text_contention(FILE *f, const struct rep *r)
+{
+	struct ft_analysis *a = r->a;
+	void **la = r->la;
+	int nla = r->nla;
+	int top = r->o->top;
+	int i;
 
 	if (a->nev[FT_LK_CONTENTION] && a->fb) {
-		ft_fallback_print(f, a, FT_FMT_TEXT, top);
+		ft_fallback_print(f, a->fb, FT_FMT_TEXT, top);
 	} else if (a->nev[FT_LK_CONTENTION]) {
 		fprintf(f, "\nlock:contention_begin/end fallback (kernel without the "
 			"faulttune events)\n"
@@ -820,18 +897,62 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 		}
 		text_row_x(f, "all", &a->call, 0, 0, NULL);
 	}
-done:
-	if (o->plot && !nw) {
+}
+
+static void print_text(FILE *f, const struct rep *r)
+{
+	text_head(f, r);
+	text_hugetlb(f, r);
+	text_memtype(f, r);
+	text_contention(f, r);
+}
+
+/*
+ * The model, the what-if, the resize cost and the sorted tables first (the
+ * what-if sorts the holds in place), then one of the three printers.
+ */
+int ft_report_print(FILE *f, struct ft_analysis *a,
+		    const struct ft_report_opts *o)
+{
+	struct rep r = { .a = a, .o = o, .cur = recorded_size(a) };
+	int ret = 0, advice_nomem = 0;
+
+	if (ft_advice_of(a, o->threads, o->target, &r.adv))
+		advice_nomem = 1;
+	else if (a->nev[FT_LK_HUGETLB])
+		r.nw = ft_whatif(a, whatif_max(a, o), &r.w);
+	if (a->resizes)
+		ft_resize_cost(a, &r.rc);
+	r.bk = sorted_vals(&a->buckets, cmp_bucket);
+	r.la = sorted_vals(&a->lockaddrs, cmp_lockaddr);
+	if (advice_nomem || r.nw < 0 || r.rc.nomem || !r.bk || !r.la) {
+		ft_err("%s: out of memory for the model, the what-if and the "
+		       "tables: no report rather than an incomplete one", o->file);
+		ret = -1;
+		r.nw = 0;
+		goto out;
+	}
+	r.nbk = a->buckets.n < (size_t)o->top ? (int)a->buckets.n : o->top;
+	r.nla = a->lockaddrs.n < (size_t)o->top ? (int)a->lockaddrs.n : o->top;
+
+	if (o->fmt == FT_FMT_JSON)
+		print_json(f, &r);
+	else if (o->fmt == FT_FMT_CSV)
+		print_csv(f, &r);
+	else
+		print_text(f, &r);
+
+	if (o->plot && !r.nw) {
 		ft_err("--plot %s: no hugetlb events, nothing to plot", o->plot);
 		ret = -1;
-	} else if (o->plot && plot(o->plot, w, nw)) {
+	} else if (o->plot && plot(o->plot, r.w, r.nw)) {
 		ret = -1;
 	}
 out:
-	ft_advice_free(&adv);
-	free(w);
-	free(bk);
-	free(la);
+	ft_advice_free(&r.adv);
+	free(r.w);
+	free(r.bk);
+	free(r.la);
 	return ret;
 }
 
@@ -839,32 +960,14 @@ static int report_child(void *arg)
 {
 	struct ft_report_opts *o = arg;
 	struct ft_analysis a;
-
-	struct ft_cpu_skips sk;
 	int ret = 1;
 
 	ft_analysis_init(&a);
 	a.sample.budget = o->sample_holds;
 	if (ft_read_tracedat(o->file, &a))
 		goto out;
-	if (a.nomem) {
-		ft_err("%s: out of memory while analysing it: no report rather "
-		       "than an incomplete one", o->file);
+	if (!ft_analysis_usable(&a, o->file, o->force, FT_USE_REPORT))
 		goto out;
-	}
-	if (ft_analysis_skipped(&a, &sk) && !o->force) {
-		ft_err("%s: damaged records not used: bad page headers %llu, bad "
-		       "event headers %llu (%llu bytes), short records %llu, "
-		       "implausible times %llu, unknown event ids %llu; --force "
-		       "reports without them",
-		       o->file, (unsigned long long)sk.bad_pages,
-		       (unsigned long long)sk.bad_headers,
-		       (unsigned long long)sk.skipped_bytes,
-		       (unsigned long long)sk.short_records,
-		       (unsigned long long)sk.implausible,
-		       (unsigned long long)sk.unknown_ids);
-		goto out;
-	}
 	if (ft_report_print(stdout, &a, o) == 0)
 		ret = 0;
 out:

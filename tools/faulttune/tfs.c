@@ -143,43 +143,6 @@ int ft_tracefs_check(void)
 	return 0;
 }
 
-char *ft_read_all(const char *path, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap + 1);
-	ssize_t r;
-	int fd;
-
-	if (!buf)
-		return NULL;
-	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2 + 1);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
-
 /*
  * Take the owner's lock of an instance: an fd with LOCK_EX on its
  * directory, or -1 (errno EWOULDBLOCK: somebody holds it).
@@ -397,7 +360,6 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 	    tracefs_event_enable(fi->inst, "lock", "contention_end") == 0) {
 		fi->systems[fi->nsys++] = "lock";
 		fi->evset = FT_EVS_CONTENTION;
-		ft_fallback_record_setup(fi);
 		if (!quiet)
 			ft_info("faulttune: kernel without the faulttune tracepoints "
 				"(hugetlb_fault_mutex_*, memtype_lock_*): falling back "

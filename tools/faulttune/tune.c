@@ -465,35 +465,6 @@ static int model_threads(const struct tune_ctx *c)
 
 /* ---- --from: advice from recordings ---- */
 
-/*
- * What report refuses, tune --from refuses: a recording whose reader had
- * to skip damaged records gives advice from part of it only, unless the
- * user says --force, as with report.
- */
-static int recording_usable(const char *file, struct ft_analysis *a,
-			    int force)
-{
-	struct ft_cpu_skips sk;
-
-	if (a->nomem) {
-		ft_err("%s: out of memory while analysing it: no advice rather "
-		       "than advice from part of it", file);
-		return 0;
-	}
-	if (ft_analysis_skipped(a, &sk) && !force) {
-		ft_err("%s: damaged records not used: bad page headers %llu, bad "
-		       "event headers %llu (%llu bytes), short records %llu, "
-		       "implausible times %llu; --force advises without them",
-		       file, (unsigned long long)sk.bad_pages,
-		       (unsigned long long)sk.bad_headers,
-		       (unsigned long long)sk.skipped_bytes,
-		       (unsigned long long)sk.short_records,
-		       (unsigned long long)sk.implausible);
-		return 0;
-	}
-	return 1;
-}
-
 static int from_child(void *arg)
 {
 	struct tune_ctx *c = arg;
@@ -511,7 +482,7 @@ static int from_child(void *arg)
 
 		ft_analysis_init(&a);
 		if (ft_read_tracedat(c->from[i], &a) ||
-		    !recording_usable(c->from[i], &a, c->force)) {
+		    !ft_analysis_usable(&a, c->from[i], c->force, FT_USE_ADVICE)) {
 			ft_analysis_free(&a);
 			goto out;
 		}

@@ -320,7 +320,7 @@ static int events_on(struct ft_inst *fi, int on)
 
 	if (fi->evset == FT_EVS_CONTENTION) {
 		if (on) {
-			ft_fallback_record_setup(fi);
+			ft_record_stack_trigger(fi);
 			r |= tracefs_event_enable(fi->inst, "lock", "contention_begin");
 			r |= tracefs_event_enable(fi->inst, "lock", "contention_end");
 		} else {
@@ -412,7 +412,7 @@ static int window_fallback(const struct ft_analysis *a, struct window_result *r)
 	struct ft_fallback_sum fs;
 	int k;
 
-	ft_fallback_sum(a, &fs);
+	ft_fallback_sum(a->fb, &fs);
 	for (k = 0; k < FT_HOP_NR; k++) {
 		r->contended += fs.hop_n[k];
 		r->wait_ns += fs.hop_ns[k];
@@ -736,7 +736,7 @@ int cmd_watch(int argc, char **argv)
 	if (ft_inst_enable(&c.fi, 1) || events_on(&c.fi, 0))
 		goto fail;
 	snprintf(c.fallback_marker, sizeof(c.fallback_marker), "%s",
-		 ft_fallback_marker_text(&c.fi));
+		 ft_record_fallback_marker(&c.fi));
 	c.st.fallback = c.fi.evset == FT_EVS_CONTENTION;
 	c.st.window_s = c.o.window;
 	fallback_note_once(&c);

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Facts about the running kernel that several parts need, found through
+ * kallsyms and /proc/kcore (ksyms.c) and BTF (btf.c): where the fault
+ * mutex table is and how many mutexes it has, the stride of its mutexes,
+ * and sizeof(struct mutex) for the memory column.  Used by the advice
+ * (the memory column) and by the fallback's record side (the marker);
+ * calls nothing above the kernel-fact readers, so neither of them closes
+ * a loop through it.
+ *
+ * The fault mutexes are one kmalloc'ed array: the bucket of an address
+ * is (addr - base) / sizeof(struct mutex).  Its base and size come from
+ * /proc/kcore (hugetlb_fault_mutex_table and num_fault_mutexes, data
+ * symbols that need CONFIG_KALLSYMS_ALL), the stride from BTF or, without
+ * BTF, from the table's own memory (each idle mutex's wait_list points to
+ * itself).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "faulttune.h"
+#include "model.h"
+
+/*
+ * The mutex stride from the table's memory: an idle mutex's wait_list is
+ * an empty list_head, both pointers at itself, at the same offset in every
+ * mutex; the most common distance between such self-pointing words is
+ * sizeof(struct mutex).  0 when the memory does not show it.
+ */
+uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
+{
+	uint64_t words[512];
+	uint32_t last = 0, diffs[512], best = 0;
+	int nd = 0, i, j, have = 0, best_n = 0;
+	size_t len = sizeof(words);
+
+	if (!n || ft_kcore_read(base, words, len))
+		return 0;
+	for (i = 0; i + 1 < (int)(len / 8); i++) {
+		uint64_t self = base + 8ULL * i;
+
+		if (words[i] != self || words[i + 1] != self)
+			continue;
+		if (have)
+			diffs[nd++] = 8 * i - last;
+		last = 8 * i;
+		have = 1;
+	}
+	for (i = 0; i < nd; i++) {
+		int c = 0;
+
+		for (j = 0; j < nd; j++)
+			c += diffs[j] == diffs[i];
+		if (c > best_n) {
+			best_n = c;
+			best = diffs[i];
+		}
+	}
+	return best_n >= 2 ? best : 0;
+}
+
+/*
+ * The running kernel's fault mutex table, through kallsyms and /proc/kcore:
+ * its base and size, or NULL with both 0; otherwise why it is not known.
+ */
+const char *ft_fault_table_find(uint64_t *base, uint32_t *n)
+{
+	struct ft_ksyms *ks;
+	uint64_t tsym, nsym;
+	const char *why = NULL;
+	int r;
+
+	*base = 0;
+	*n = 0;
+	ks = ft_ksyms_load(NULL);
+	if (!ks)
+		why = "/proc/kallsyms unreadable or its addresses hidden";
+	else if (ft_ksyms_addr(ks, "hugetlb_fault_mutex_table", &tsym) ||
+		 ft_ksyms_addr(ks, "num_fault_mutexes", &nsym))
+		why = "hugetlb_fault_mutex_table not in kallsyms (CONFIG_KALLSYMS_ALL=n)";
+	else if ((r = ft_kcore_read(tsym, base, 8)) ||
+		 (r = ft_kcore_read(nsym, n, 4)))
+		why = r == -ENOENT ? "no /proc/kcore (CONFIG_PROC_KCORE=n)" :
+			"/proc/kcore unreadable (lockdown?)";
+	else if (!*base || !*n || !ft_is_pow2(*n))
+		why = "the table pointer or size read from /proc/kcore is not sane";
+	ft_ksyms_free(ks);
+	if (why)
+		*base = *n = 0;
+	return why;
+}
+
+static uint32_t fault_table_mutex_bytes(void)
+{
+	uint64_t base;
+	uint32_t n;
+
+	return ft_fault_table_find(&base, &n) ? 0 : ft_fault_table_stride(base, n);
+}
+
+static int mutex_bytes(const char *btf_path, char *how, size_t len)
+{
+	long sz;
+
+	if (!btf_path)
+		btf_path = "/sys/kernel/btf/vmlinux";
+	sz = ft_btf_struct_size(btf_path, "mutex");
+	if (sz > 0) {
+		snprintf(how, len, "sizeof(struct mutex) = %ld from %s", sz,
+			 btf_path);
+		return (int)sz;
+	}
+	sz = fault_table_mutex_bytes();
+	if (sz > 0) {
+		snprintf(how, len, "sizeof(struct mutex) = %ld, the stride of the "
+			 "kernel's fault mutex table read through /proc/kcore "
+			 "(no BTF at %s)", sz, btf_path);
+		return (int)sz;
+	}
+	if (!access("/proc/lockdep", F_OK)) {
+		snprintf(how, len, "sizeof(struct mutex) unknown: the kernel has "
+			 "lock debugging (/proc/lockdep), which enlarges it, and "
+			 "no BTF (%s) to say by how much", btf_path);
+		return -1;
+	}
+#if defined(__x86_64__)
+	snprintf(how, len, "sizeof(struct mutex) assumed 32 (x86_64 without "
+		 "lock debugging; no BTF at %s to check)", btf_path);
+	return 32;
+#else
+	snprintf(how, len, "sizeof(struct mutex) unknown: no BTF at %s",
+		 btf_path);
+	return -1;
+#endif
+}
+
+/*
+ * The answer is the running kernel's, so it is found once per process
+ * (for each BTF path asked about): tune asks for every advice it gives,
+ * and each look reads BTF, kallsyms and /proc/kcore again.
+ */
+int ft_mutex_bytes(const char *btf_path, char *how, size_t len)
+{
+	static char *cached_path, cached_how[256];
+	static int cached_bytes, cached;
+	/* NULL (the running kernel's BTF) apart from any path given */
+	const char *path = btf_path ? btf_path : "\001";
+
+	if (!cached || strcmp(cached_path, path)) {
+		char *p = strdup(path);
+
+		if (!p)		/* not cached: asked again next time */
+			return mutex_bytes(btf_path, how, len);
+		free(cached_path);
+		cached_path = p;
+		cached_bytes = mutex_bytes(btf_path, cached_how, sizeof(cached_how));
+		cached = 1;
+	}
+	snprintf(how, len, "%s", cached_how);
+	return cached_bytes;
+}

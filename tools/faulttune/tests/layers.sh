@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# No loops between the tool's files (issue #24): file A depends on file B
+# when A.o takes a symbol that B.o defines (nm); the graph of the objects
+# given must sort topologically.  Prints each loop's files and fails on
+# one; with -v, the order from the bottom (what calls nothing of ours) up.
+# usage: tests/layers.sh [-v] OBJ...
+verbose=
+[ "$1" = -v ] && { verbose=1; shift; }
+[ $# -gt 0 ] || { echo "usage: $0 [-v] OBJ..." >&2; exit 2; }
+W=$(mktemp -d /tmp/faulttune-layers.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+for o in "$@"; do
+	f=$(basename "$o" .o)
+	nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 && $2 ~ /[TDBRVW]/ { print $3, f }'
+done | sort -k1,1 >"$W/defs"
+for o in "$@"; do
+	f=$(basename "$o" .o)
+	nm -u "$o" | awk -v f="$f" '{ print $NF, f }'
+done | sort -k1,1 >"$W/uses"
+# "user provider symbol", then the file pairs (and each file with itself,
+# so that a file nobody uses still sorts)
+join "$W/uses" "$W/defs" | awk '$2 != $3 { print $2, $3, $1 }' | sort -u >"$W/edges"
+{ awk '{ print $1, $2 }' "$W/edges"; for o in "$@"; do b=$(basename "$o" .o); echo "$b $b"; done; } |
+	sort -u >"$W/pairs"
+if ! tsort "$W/pairs" >"$W/order" 2>"$W/loops"; then
+	echo "not ok - loops between files (A B: A uses B):"
+	sed -n 's/^tsort: //p' "$W/loops" | grep -v 'input contains a loop' |
+		sed 's/^/  /'
+	echo "  the edges of those files:"
+	for f in $(sed -n 's/^tsort: //p' "$W/loops" | grep -v 'input contains' | sort -u); do
+		grep "^$f " "$W/edges"
+	done | sort -u | sed 's/^/    /'
+	exit 1
+fi
+[ -n "$verbose" ] && tac "$W/order" | tr '\n' ' ' && echo
+echo "ok - no loops between the $# files"

@@ -7,7 +7,10 @@
 # tuned twice in a row.  The two picks must agree, or else the runs must
 # have said that they are not settled: tune may be unsure, never silently
 # inconsistent (the ranges of sizes each run could not separate, one size
-# when settled, must overlap).  Also: the model is checked at the sizes
+# when settled, must overlap), unless the two measured different
+# contention at the current size (beyond two combined standard errors: a
+# TCG guest's contention follows the host's load, and each pick answers
+# for what its own runs measured).  Also: the model is checked at the sizes
 # tune measured, the measured collision wait at the pick is within the
 # target (give or take two standard errors), and the knob and tracefs are
 # left as found; TAP.
@@ -78,10 +81,23 @@ tune_twice() {	# NAME COMMAND...
 		lo=$l1 hi=$h1
 		[ "${l2:-0}" -gt "${lo:-0}" ] && lo=$l2
 		[ "${h2:-0}" -lt "${hi:-0}" ] && hi=$h2
+		# the collision wait each tune measured at the current size
+		# (its active runs there): apart by more than two combined
+		# standard errors, the program did not contend the same way
+		# in the two tunes (a TCG guest's contention follows the host's
+		# load), and each pick answers for what its runs measured
+		cur=$(jnum saved $W/$name.1.json)
+		m1=$(meas_field "$cur" measured_pct $W/$name.1.json)
+		s1=$(meas_field "$cur" measured_se_pct $W/$name.1.json)
+		m2=$(meas_field "$cur" measured_pct $W/$name.2.json)
+		s2=$(meas_field "$cur" measured_se_pct $W/$name.2.json)
 		if [ -n "$l1" ] && [ -n "$l2" ] && [ "$lo" -le "$hi" ]; then
 			ok "$name: picks $r1 and $r2, each said unsure: the runs allowed $l1..$h1 and $l2..$h2"
+		elif [ -n "$m1" ] && [ -n "$m2" ] &&
+		     holds "($m1 - $m2) * ($m1 - $m2) > 4 * (${s1:-0} * ${s1:-0} + ${s2:-0} * ${s2:-0})"; then
+			ok "$name: picks $r1 and $r2 (ranges $l1..$h1, $l2..$h2) for different contention: $m1% +- $s1 and $m2% +- $s2 measured at $cur"
 		else
-			nok "$name: picks $r1 and $r2 differ, and the sizes the runs could not separate do not overlap (${l1:-?}..${h1:-?}, ${l2:-?}..${h2:-?})"
+			nok "$name: picks $r1 and $r2 differ, the sizes the runs could not separate do not overlap (${l1:-?}..${h1:-?}, ${l2:-?}..${h2:-?}), and both measured the same contention at $cur (${m1:-?}% +- ${s1:-?}, ${m2:-?}% +- ${s2:-?})"
 		fi
 	fi
 	for i in 1 2; do

@@ -116,7 +116,8 @@ check: image kernel kernel-stock
 check-long: image kernel kernel-stock
 	@$(TOP)/tests/check.sh long
 
-# each deliberately broken kernel in tests/mutants must fail kernel-race.t
+# each deliberately broken kernel in tests/mutants must fail the guest test
+# its Test: line names (kernel-race.t by default; kernel-paths.t)
 # (too slow for check-long: one kernel build and boot per mutant)
 mutation-check: image kernel
 	@$(SCRIPTS)/mutation-check.sh

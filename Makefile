@@ -8,7 +8,7 @@
 #   make bench    the performance table (patched vs stock, one run)
 #
 # Other targets: deps kernel kernel-stock kernel-norw series-check patches tool selftests
-# image vm mutation-check suite-table clean.
+# image vm mutation-check suite-table bench-programs bench-resize clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
@@ -44,7 +44,7 @@ OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
 .PHONY: all deps kernel kernel-stock kernel-norw series-check patches tool selftests image vm run \
-	check check-long mutation-check suite-table bench bench-programs clean install uninstall deb kernel-deb kernel-deb-boot
+	check check-long mutation-check suite-table bench bench-programs bench-resize clean install uninstall deb kernel-deb kernel-deb-boot
 
 all: kernel tool image
 
@@ -116,7 +116,8 @@ check: image kernel kernel-stock
 check-long: image kernel kernel-stock
 	@$(TOP)/tests/check.sh long
 
-# each deliberately broken kernel in tests/mutants must fail kernel-race.t
+# each deliberately broken kernel in tests/mutants must fail the guest test
+# its Test: line names (kernel-race.t by default; kernel-paths.t)
 # (too slow for check-long: one kernel build and boot per mutant)
 mutation-check: image kernel
 	@$(SCRIPTS)/mutation-check.sh
@@ -126,6 +127,11 @@ suite-table:
 	@$(TOP)/tests/suite-table.py $(BUILD)/check > $(BUILD)/check/suites.md
 	@cp $(BUILD)/check/suites.md $(TOP)/Documentation/testing.md
 	@echo "suite-table: Documentation/testing.md from the logs in build/check"
+
+# section 16 of make bench on its own: the stall a resize imposes on faults
+# beside 1 GiB holds (tests/bench-resize.sh)
+bench-resize: image kernel
+	@$(TOP)/tests/bench-resize.sh
 
 # section 13 of make bench on its own: tune on QEMU and stress-ng
 bench-programs: image kernel

@@ -48,6 +48,11 @@
 #  15 watch	an always-on faulttune watch on the host for BENCH_WATCH_MIN
 #		minutes (60) at -i 5: RSS after the first windows against the
 #		end, CPU per window (tools/faulttune/tests/watch-cost.sh)
+#  16 resize-stall fault latency (p50, p99, max) with no resize and
+#		beside a resize loop, side by side in one boot, with long
+#		holds by 1 GiB and 2 MiB first touches, and the longest hold
+#		in flight (tests/bench-resize.sh; BENCH_RESIZE=0 leaves it
+#		out; make bench-resize runs it alone)
 #
 # Writes build/bench/bench.json, Documentation/bench.md and the plots
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
@@ -186,3 +191,8 @@ if [ "${BENCH_WATCH_MIN:-60}" != 0 ]; then
 		echo "    $(tail -n 1 "$out/watch-cost.log")"
 	} >> "$top/Documentation/bench.md"
 fi
+
+# 16: the stall a resize imposes, beside long holds (issue 21), its own
+# section appended too
+[ "${BENCH_RESIZE:-1}" = 0 ] || { "$top/tests/bench-resize.sh" > /dev/null &&
+	{ echo; cat "$out/resize-stall.md"; } >> "$top/Documentation/bench.md"; } || exit 1

@@ -24,7 +24,19 @@ dir=$build/mutant
 logs=$build/mutation
 export VM_TIMEOUT=${VM_TIMEOUT_MUTANT:-600}
 export VM_APPEND="${VM_APPEND:-} init_on_free=1 panic_on_warn=1"
-cmd="run-tests /ft/tests/kernel-race.t"
+
+# the guest tests a mutant names on its "Test:" line
+tests_of() {
+	local t
+	t=$(sed -n 's/^Test: *//p' "$1" | head -n 1)
+	echo "${t:-kernel-race.t}"
+}
+# run-tests on those tests
+cmd_for() {
+	local t c=run-tests
+	for t in $1; do c="$c /ft/tests/$t"; done
+	echo "$c"
+}
 
 [ -r "$build/patched/bzImage" ] && [ -d "$build/patched/src" ] ||
 	{ echo "mutation-check: build the patched kernel first (make kernel)" >&2; exit 2; }
@@ -33,6 +45,7 @@ if [ $# -eq 0 ]; then
 	set -- "$top"/tests/mutants/*.patch
 fi
 mkdir -p "$logs"
+files=$(sed -n 's|^+++ b/||p' "$@" | sort -u)
 
 n=0 bad=0
 result() {	# result OK|NOTOK DESC
@@ -40,19 +53,20 @@ result() {	# result OK|NOTOK DESC
 	if [ "$1" = OK ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; bad=1; fi
 }
 
-# boot LABEL BZIMAGE: run the race test, echo run-vm's exit status
+# boot LABEL BZIMAGE TESTS: run the tests, echo run-vm's exit status
 boot() {
-	VM_LOGDIR=$logs/$1 VM_KERNEL=patched "$scripts/run-vm.sh" "$2" "$build/guest.cpio" "$cmd" \
+	VM_LOGDIR=$logs/$1 VM_KERNEL=patched "$scripts/run-vm.sh" "$2" "$build/guest.cpio" "$(cmd_for "$3")" \
 		> "$logs/$1.log" 2> "$logs/$1.err"
 	echo $?
 }
 
 start=$(date +%s)
-rc=$(boot series "$build/patched/bzImage")
+all=$(for m in "$@"; do tests_of "$m"; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
+rc=$(boot series "$build/patched/bzImage" "$all")
 if [ "$rc" = 0 ]; then
-	result OK "the series passes kernel-race.t"
+	result OK "the series passes $all"
 else
-	result NOTOK "the series passes kernel-race.t (run-vm exit $rc; $logs/series.log)"
+	result NOTOK "the series passes $all(run-vm exit $rc; $logs/series.log)"
 	grep -E '^not ok' "$logs/series.log" | sed 's/^/# /'
 fi
 
@@ -60,21 +74,22 @@ for m in "$@"; do
 	name=$(basename "$m" .patch)
 	mkdir -p "$dir"
 	rsync -a --delete "$build/patched/src/" "$dir/src/"
-	if ! patch -s -p1 -d "$dir/src" --no-backup-if-mismatch < "$m"; then
-		result NOTOK "mutant $name: does not apply to the series"
+	if ! patch -s -p1 --fuzz=0 -d "$dir/src" --no-backup-if-mismatch < "$m"; then
+		result NOTOK "mutant $name: does not apply to the series without fuzz"
 		continue
 	fi
-	# rsync restored the series' mtime: make the mutated file newer than
-	# the object the previous mutant left.
-	touch "$dir/src/mm/hugetlb.c"
+	# rsync restored the series' mtimes: make every file a mutant changes
+	# newer than the object the previous mutant left.
+	for f in $files; do touch "$dir/src/$f"; done
 	if ! "$scripts/build-kernel.sh" "$dir" "$top/kernel/config/base.config" \
 			"$top/kernel/config/debug.config" > "$logs/$name.build" 2>&1; then
 		result NOTOK "mutant $name: does not build ($logs/$name.build)"
 		continue
 	fi
-	rc=$(boot "$name" "$dir/bzImage")
+	t=$(tests_of "$m")
+	rc=$(boot "$name" "$dir/bzImage" "$t")
 	case $rc in
-	0) result NOTOK "mutant $name: NOT caught, kernel-race.t passed" ;;
+	0) result NOTOK "mutant $name: NOT caught, $t passed" ;;
 	1) result OK "mutant $name: caught by the test ($(grep -m1 -E '^not ok' "$logs/$name.log" | cut -c1-110))" ;;
 	3) result OK "mutant $name: caught by the kernel log ($(grep -m1 -Eo 'WARNING:.*|BUG:.*|DEBUG_LOCKS_WARN_ON.*|possible [a-z ]*locking|Oops.*' "$logs/$name.err" | cut -c1-90))" ;;
 	4) result OK "mutant $name: caught, the guest hung (past ${VM_TIMEOUT}s)" ;;

@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest test: the users of the hugetlb fault mutex table that kernel-race.t
+# never runs, each beside a thread resizing the table back to back
+# (tests/guest/progs/ft_paths.c; make mutation-check breaks each one):
+#
+#  - uffd: userfaultfd MISSING faults on a hugetlb memfd resolved by
+#    UFFDIO_COPY (the fault hands its mutex back before it waits);
+#  - wp: copy-on-write by the owner of a private mapping with no free huge
+#    page, which drops the mutex to unmap the child's pages and takes it
+#    again (hugetlb_wp());
+#  - fallocate: fallocate() of absent and of present pages, and punch,
+#    racing faults on them;
+#  - memfd: udmabuf pinning an unfaulted hugetlb memfd (mm/memfd.c), last:
+#    it can leave HugePages_Rsvd wrong on 6.12 (a known, older bug).
+#
+# Each fails when its pages read back wrong, or when no resize completes
+# for 20 s (a mutex or the table's read side left held), or when the run
+# does not end.  FT_PATHS_ROUNDS (default 60) sets the rounds per case.
+KNOB=/sys/kernel/debug/hugetlb/num_fault_mutexes
+NR=/proc/sys/vm/nr_hugepages
+ROUNDS=${FT_PATHS_ROUNDS:-60}
+. "$(dirname "$0")/lib.sh"
+
+if [ ! -w $KNOB ] || ! command -v ft_paths > /dev/null; then
+	echo "1..1"
+	if [ "$FT_KERNEL" = patched ]; then
+		echo "not ok 1 - fault mutex users across resizes: no $KNOB or no ft_paths"
+		exit 1
+	fi
+	echo "ok 1 - fault mutex users across resizes # SKIP no $KNOB (kernel without the faulttune patches)"
+	exit 0
+fi
+orig=$(cat $KNOB)
+OUT=/tmp/kernel-paths.out.$$
+
+# paths CASE DESC: ft_paths CASE beside its resizer, at most 300 s.  A run
+# stuck in the kernel cannot be killed, and it holds back every later
+# fault mutex user, so the test ends there.
+paths() {
+	ft_paths "$1" "$ROUNDS" > $OUT 2>&1 &
+	pid=$!
+	i=0
+	while kill -0 $pid 2> /dev/null && [ $i -lt 300 ] &&
+	      ! grep -q 'no resize completed' $OUT; do
+		sleep 1
+		i=$((i + 1))
+	done
+	if kill -0 $pid 2> /dev/null; then
+		sed 's/^/# /' $OUT
+		nok "$2: stuck after $i s, left behind; the cases after it cannot run"
+		echo "1..$n"
+		exit 1
+	fi
+	wait $pid
+	rc=$?
+	sed 's/^/# /' $OUT
+	if [ $rc = 77 ]; then
+		skip "$2" "$(tail -n 1 $OUT)"
+		return
+	fi
+	check "$2, $ROUNDS rounds ($(grep -o 'resizes=[0-9]*' $OUT))" [ $rc -eq 0 ]
+}
+
+paths uffd "userfaultfd MISSING + UFFDIO_COPY on hugetlb across resizes"
+
+# hugetlb_wp's owner path needs the pool used up: shrink it to 4 free pages
+nr=$(cat $NR)
+free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)
+echo $((nr - free + 4)) > $NR
+paths wp "private copy-on-write by the owner with the pool used up across resizes"
+echo "$nr" > $NR
+
+paths fallocate "fallocate, fallocate over present pages and punch, racing faults, across resizes"
+paths memfd "udmabuf pinning an unfaulted hugetlb memfd, then faults, across resizes"
+
+rm -f $OUT
+echo $orig > $KNOB
+check "size restored to $orig" [ "$(cat $KNOB)" = "$orig" ]
+echo "1..$n"
+exit $fail

@@ -239,35 +239,34 @@ static int parse_num(const char *opt, const char *arg, uint64_t lo,
 	return ft_opt_uint("tune", opt, arg, lo, hi, v);
 }
 
-static int parse_tune(int argc, char **argv, struct tune_ctx *c)
+static const struct option tune_lo[] = {
+	{ "target", required_argument, NULL, 'T' },
+	{ "max-size", required_argument, NULL, 'm' },
+	{ "reps", required_argument, NULL, 'r' },
+	{ "warmup", required_argument, NULL, 'W' },
+	{ "probes", required_argument, NULL, 'P' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "size", required_argument, NULL, 's' },
+	{ "page-size", required_argument, NULL, 'p' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "full", no_argument, NULL, 'F' },
+	{ "apply", no_argument, NULL, 'a' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "current", required_argument, NULL, 'c' },
+	{ "from", no_argument, NULL, 1 },
+	{ "knob", required_argument, NULL, 2 },
+	{ "plot", required_argument, NULL, 4 },
+	{ "budget", required_argument, NULL, 'B' },
+	{ "budget-time", required_argument, NULL, 5 },
+	{ "force", no_argument, NULL, 6 },
+	{ "timeout", required_argument, NULL, 7 },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void tune_defaults(struct tune_ctx *c)
 {
-	static const struct option lo[] = {
-		{ "target", required_argument, NULL, 'T' },
-		{ "max-size", required_argument, NULL, 'm' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "probes", required_argument, NULL, 'P' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "size", required_argument, NULL, 's' },
-		{ "page-size", required_argument, NULL, 'p' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "full", no_argument, NULL, 'F' },
-		{ "apply", no_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "current", required_argument, NULL, 'c' },
-		{ "from", no_argument, NULL, 1 },
-		{ "knob", required_argument, NULL, 2 },
-		{ "plot", required_argument, NULL, 4 },
-		{ "budget", required_argument, NULL, 'B' },
-		{ "budget-time", required_argument, NULL, 5 },
-		{ "force", no_argument, NULL, 6 },
-		{ "timeout", required_argument, NULL, 7 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int o, from = 0, dd;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t v;
 
 	c->knob = KNOB;
 	c->reps = 5;
@@ -284,153 +283,151 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 	c->bench.size = 64ULL << 20;
 	c->bench.page_size = 2ULL << 20;
 	c->bench.reps = 1;
-	/*
-	 * Options go before "--" and the COMMAND after it; with --from the
-	 * files may come anywhere among the options.
-	 */
-	for (dd = 1; dd < argc && strcmp(argv[dd], "--"); dd++)
-		;
-	if (dd < argc)
-		c->cmd = argv + dd + 1;
-	optind = 0;
-	opterr = 0;
-	while ((o = getopt_long(dd, argv, "T:m:r:W:P:B:t:s:p:S:c:Fajh", lo,
-				NULL)) != -1) {
-		switch (o) {
-		case 'T':
-			if (ft_opt_double("tune", "--target", optarg, 0.001, 99.9,
-					  &c->target))
-				return -1;
-			break;
-		case 'm':
-			if (parse_num("--max-size", optarg, 1, FT_MODEL_MAX_SIZE, &v))
-				return -1;
-			if (!ft_is_pow2(v)) {
-				ft_err("tune: --max-size wants a power of two, got '%s'",
-				       optarg);
-				return -1;
-			}
-			c->max_size = (uint32_t)v;
-			break;
-		case 'r':
-			if (parse_num("--reps", optarg, 1, 1000, &v))
-				return -1;
-			c->reps = (int)v;
-			break;
-		case 'W':
-			if (parse_num("--warmup", optarg, 0, 1000, &v))
-				return -1;
-			c->warmup = (int)v;
-			break;
-		case 'P':
-			if (parse_num("--probes", optarg, 1, 1000, &v))
-				return -1;
-			c->probes = (int)v;
-			break;
-		case 'B':
-			if (parse_num("--budget", optarg, 1, 1000, &v))
-				return -1;
-			c->budget_runs = (int)v;
-			break;
-		case 5:
-			if (ft_opt_double("tune", "--budget-time", optarg, 0, 1e6,
-					  &c->budget_s))
-				return -1;
-			break;
-		case 6:
-			c->force = 1;
-			break;
-		case 7:
-			if (ft_opt_double("tune", "--timeout", optarg, 0, 1e6,
-					  &c->timeout))
-				return -1;
-			break;
-		case 't':
-			if (parse_num("--threads", optarg, 1, 65536, &v))
-				return -1;
-			c->threads = (int)v;
-			c->threads_set = 1;
-			break;
-		case 's':
-			if (ft_parse_size(optarg, &c->bench.size) || !c->bench.size) {
-				ft_err("tune: bad --size '%s' (bytes, or with K, M, G)",
-				       optarg);
-				return -1;
-			}
-			break;
-		case 'p':
-			if (ft_parse_size(optarg, &c->bench.page_size) ||
-			    !ft_is_pow2(c->bench.page_size)) {
-				ft_err("tune: bad --page-size '%s' (a power of two, "
-				       "with K, M, G)", optarg);
-				return -1;
-			}
-			break;
-		case 'S':
-			if (parse_num("--seed", optarg, 0, UINT32_MAX, &v))
-				return -1;
-			c->seed = (unsigned int)v;
-			break;
-		case 'c':
-			if (parse_num("--current", optarg, 1, 1u << 24, &v))
-				return -1;
-			if (!ft_is_pow2(v)) {
-				ft_err("tune: --current wants a power of two, got '%s'",
-				       optarg);
-				return -1;
-			}
-			c->saved = (uint32_t)v;
-			break;
-		case 'F':
-			c->full = 1;
-			break;
-		case 'a':
-			c->apply = 1;
-			break;
-		case 'j':
-			c->fmt = FT_FMT_JSON;
-			break;
-		case 1:
-			from = 1;
-			break;
-		case 2:
-			c->knob = optarg;
-			break;
-		case 4:
-			c->plot = optarg;
-			break;
-		case 'h':
-			tune_usage(stdout);
-			return 1;
-		default:
-			ft_err("tune: unknown or incomplete option '%s'",
-			       argv[optind - 1]);
-			tune_usage(stderr);
-			return -1;
-		}
-	}
-	if (c->cmd && !c->cmd[0]) {
-		ft_err("tune: no COMMAND after --");
+}
+
+/* a power of two in [1, hi] for --max-size and --current */
+static int parse_pow2(const char *opt, const char *arg, uint64_t hi, uint32_t *out)
+{
+	uint64_t v;
+
+	if (parse_num(opt, arg, 1, hi, &v))
+		return -1;
+	if (!ft_is_pow2(v)) {
+		ft_err("tune: %s wants a power of two, got '%s'", opt, arg);
 		return -1;
 	}
-	if (from) {
-		if (c->cmd || optind >= dd) {
-			ft_err("tune: --from wants one or more recordings, and no "
-			       "COMMAND");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* a count in [lo, 1000]: --reps, --warmup, --probes, --budget */
+static int parse_count(const char *opt, const char *arg, uint64_t lo, int *out)
+{
+	uint64_t v;
+
+	if (parse_num(opt, arg, lo, 1000, &v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/*
+ * The options that take a number: 0 when taken, -1 on a bad value, 1
+ * when o is not one of them.
+ */
+static int tune_opt_number(struct tune_ctx *c, int o, const char *arg)
+{
+	uint64_t v;
+
+	switch (o) {
+	case 'T':
+		return ft_opt_double("tune", "--target", arg, 0.001, 99.9,
+				     &c->target) ? -1 : 0;
+	case 'm':
+		return parse_pow2("--max-size", arg, FT_MODEL_MAX_SIZE, &c->max_size);
+	case 'r':
+		return parse_count("--reps", arg, 1, &c->reps);
+	case 'W':
+		return parse_count("--warmup", arg, 0, &c->warmup);
+	case 'P':
+		return parse_count("--probes", arg, 1, &c->probes);
+	case 'B':
+		return parse_count("--budget", arg, 1, &c->budget_runs);
+	case 5:
+		return ft_opt_double("tune", "--budget-time", arg, 0, 1e6,
+				     &c->budget_s) ? -1 : 0;
+	case 7:
+		return ft_opt_double("tune", "--timeout", arg, 0, 1e6,
+				     &c->timeout) ? -1 : 0;
+	case 't':
+		if (parse_num("--threads", arg, 1, 65536, &v))
+			return -1;
+		c->threads = (int)v;
+		c->threads_set = 1;
+		return 0;
+	case 'S':
+		if (parse_num("--seed", arg, 0, UINT32_MAX, &v))
+			return -1;
+		c->seed = (unsigned int)v;
+		return 0;
+	case 'c':
+		return parse_pow2("--current", arg, 1u << 24, &c->saved);
+	}
+	return 1;
+}
+
+/*
+ * The other options but --help: 0 when taken, -1 on a bad value, 1 when
+ * o is none of them.
+ */
+static int tune_opt_other(struct tune_ctx *c, int o, const char *arg, int *from)
+{
+	switch (o) {
+	case 's':
+		if (ft_parse_size(arg, &c->bench.size) || !c->bench.size) {
+			ft_err("tune: bad --size '%s' (bytes, or with K, M, G)", arg);
 			return -1;
 		}
-		for (; optind < dd; optind++) {
-			if (c->nfrom == MAX_FROM) {
-				ft_err("tune: --from takes at most %d files", MAX_FROM);
-				return -1;
-			}
-			c->from[c->nfrom++] = argv[optind];
+		break;
+	case 'p':
+		if (ft_parse_size(arg, &c->bench.page_size) ||
+		    !ft_is_pow2(c->bench.page_size)) {
+			ft_err("tune: bad --page-size '%s' (a power of two, "
+			       "with K, M, G)", arg);
+			return -1;
 		}
-		return 0;
+		break;
+	case 6:
+		c->force = 1;
+		break;
+	case 'F':
+		c->full = 1;
+		break;
+	case 'a':
+		c->apply = 1;
+		break;
+	case 'j':
+		c->fmt = FT_FMT_JSON;
+		break;
+	case 1:
+		*from = 1;
+		break;
+	case 2:
+		c->knob = arg;
+		break;
+	case 4:
+		c->plot = arg;
+		break;
+	default:
+		return 1;
 	}
-	if (optind < dd) {
+	return 0;
+}
+
+/* --from: the recordings, argv[first] to argv[end - 1] */
+static int check_from(struct tune_ctx *c, char **argv, int first, int end)
+{
+	if (c->cmd || first >= end) {
+		ft_err("tune: --from wants one or more recordings, and no "
+		       "COMMAND");
+		return -1;
+	}
+	for (; first < end; first++) {
+		if (c->nfrom == MAX_FROM) {
+			ft_err("tune: --from takes at most %d files", MAX_FROM);
+			return -1;
+		}
+		c->from[c->nfrom++] = argv[first];
+	}
+	return 0;
+}
+
+/* live: no stray argument, no option of --from, a budget above the probes */
+static int check_live(struct tune_ctx *c, char **argv, int first, int end)
+{
+	if (first < end) {
 		ft_err("tune: unexpected argument '%s' (a COMMAND comes after --, "
-		       "recordings after --from)", argv[optind]);
+		       "recordings after --from)", argv[first]);
 		return -1;
 	}
 	if (c->saved) {
@@ -455,6 +452,48 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		return -1;
 	}
 	return 0;
+}
+
+/* 0: run, 1: --help printed, -1: a bad command line (said) */
+static int parse_tune(int argc, char **argv, struct tune_ctx *c)
+{
+	int o, from = 0, dd, ret;
+
+	tune_defaults(c);
+	/*
+	 * Options go before "--" and the COMMAND after it; with --from the
+	 * files may come anywhere among the options.
+	 */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--"); dd++)
+		;
+	if (dd < argc)
+		c->cmd = argv + dd + 1;
+	optind = 0;
+	opterr = 0;
+	while ((o = getopt_long(dd, argv, "T:m:r:W:P:B:t:s:p:S:c:Fajh", tune_lo,
+				NULL)) != -1) {
+		if (o == 'h') {
+			tune_usage(stdout);
+			return 1;
+		}
+		ret = tune_opt_number(c, o, optarg);
+		if (ret > 0)
+			ret = tune_opt_other(c, o, optarg, &from);
+		if (ret > 0) {
+			ft_err("tune: unknown or incomplete option '%s'",
+			       argv[optind - 1]);
+			tune_usage(stderr);
+		}
+		if (ret)
+			return -1;
+	}
+	if (c->cmd && !c->cmd[0]) {
+		ft_err("tune: no COMMAND after --");
+		return -1;
+	}
+	if (from)
+		return check_from(c, argv, optind, dd);
+	return check_live(c, argv, optind, dd);
 }
 
 /* the model's threads: the built-in workload already runs -t threads */

@@ -1231,59 +1231,54 @@ static int measure(struct tune_ctx *c, const uint32_t *sizes, int n,
 	return 0;
 }
 
-int cmd_tune(int argc, char **argv)
+/* --from: the advice from recordings, in a child (ft_isolate) */
+static int tune_from(struct tune_ctx *c)
 {
-	struct tune_ctx c;
-	struct ft_advice_opts ao;
-	int ret, i, n, exit_code = 1;
-	uint32_t *sizes = NULL;
-	double t0, tp;
-	const char *term = getenv("TERM");
-	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
+	struct stat st;
+	double mb = 0;
+	int i;
 
-	memset(&c, 0, sizeof(c));
-	ret = parse_tune(argc, argv, &c);
-	if (ret)
-		return ret < 0 ? 2 : 0;
-	if (c.nfrom) {
-		struct stat st;
-		double mb = 0;
+	/*
+	 * The reader's time limit, as report's: 60 s + 1 s per MiB,
+	 * for the reading only (the model may take longer at a large
+	 * --threads, and that is no hang).
+	 */
+	for (i = 0; i < c->nfrom; i++)
+		mb += stat(c->from[i], &st) ? 0 : st.st_size / 1048576.0;
+	return ft_isolate(from_child, c, c->from[0], c->timeout >= 0 ?
+			  c->timeout : 60 + mb);
+}
 
-		/*
-		 * The reader's time limit, as report's: 60 s + 1 s per MiB,
-		 * for the reading only (the model may take longer at a large
-		 * --threads, and that is no hang).
-		 */
-		for (i = 0; i < c.nfrom; i++)
-			mb += stat(c.from[i], &st) ? 0 : st.st_size / 1048576.0;
-		return ft_isolate(from_child, &c, c.from[0], c.timeout >= 0 ?
-				  c.timeout : 60 + mb);
-	}
-	c.rng = c.seed;
+/*
+ * Before anything is changed: root, the knob (its value saved) and
+ * tracefs.  0, or 1 with the reason said.
+ */
+static int preflight(struct tune_ctx *c)
+{
 	if (geteuid()) {
 		ft_err("tune needs root (it writes %s); tune --from FILE needs "
-		       "none", c.knob);
+		       "none", c->knob);
 		return 1;
 	}
-	if (access(c.knob, F_OK)) {
+	if (access(c->knob, F_OK)) {
 		if (access("/sys/kernel/debug/hugetlb", F_OK) &&
 		    access("/sys/kernel/debug/tracing", F_OK) &&
-		    !strcmp(c.knob, KNOB))
+		    !strcmp(c->knob, KNOB))
 			ft_err("%s not found: debugfs is not mounted (mount -t "
 			       "debugfs none /sys/kernel/debug) or the kernel lacks "
 			       "the patch 'hugetlb: resizable fault mutex table "
-			       "with a debugfs knob'", c.knob);
+			       "with a debugfs knob'", c->knob);
 		else
 			ft_err("%s not found: kernel without the patch 'hugetlb: "
 			       "resizable fault mutex table with a debugfs knob'",
-			       c.knob);
+			       c->knob);
 		return 1;
 	}
-	if (knob_read(c.knob, &c.saved)) {
-		knob_refused(c.knob, errno);
+	if (knob_read(c->knob, &c->saved)) {
+		knob_refused(c->knob, errno);
 		return 1;
 	}
-	c.saved_valid = 1;
+	c->saved_valid = 1;
 	/*
 	 * Before tune_restore is registered: a tracefs mounted here is
 	 * unmounted by an atexit handler, and handlers run in reverse, so
@@ -1291,113 +1286,181 @@ int cmd_tune(int argc, char **argv)
 	 */
 	if (ft_tracefs_check())
 		return 1;
-	restore_ctx = &c;
-	atexit(tune_restore);
-	ft_install_signals();
+	return 0;
+}
 
-	if (!c.cmd && ft_bench_check_pages(&c.bench, c.threads))
-		goto out;
+/* the workload's pages, the instance with the events, the model */
+static int tune_setup(struct tune_ctx *c)
+{
+	if (!c->cmd && ft_bench_check_pages(&c->bench, c->threads))
+		return -1;
 	ft_cleanup_stale(0);
-	if (ft_inst_create(&c.fi, 0))
-		goto out;
-	c.have_inst = 1;
-	if (ft_inst_enable(&c.fi, c.fmt != FT_FMT_TEXT))
-		goto out;
-	if (c.fi.evset != FT_EVS_FAULTTUNE) {
+	if (ft_inst_create(&c->fi, 0))
+		return -1;
+	c->have_inst = 1;
+	if (ft_inst_enable(&c->fi, c->fmt != FT_FMT_TEXT))
+		return -1;
+	if (c->fi.evset != FT_EVS_FAULTTUNE) {
 		ft_err("tune: the kernel has no hugetlb fault mutex events (patch "
 		       "'mm/hugetlb: add trace events for the hugetlb fault "
 		       "mutexes'): the model needs them");
-		goto out;
+		return -1;
 	}
-	snprintf(c.tmpfile, sizeof(c.tmpfile), "/tmp/faulttune-tune-%d.dat",
+	snprintf(c->tmpfile, sizeof(c->tmpfile), "/tmp/faulttune-tune-%d.dat",
 		 getpid());
-	c.model = ft_model_new();
-	if (!c.model)
-		goto out;
-	if (c.fmt == FT_FMT_TEXT)
+	c->model = ft_model_new();
+	if (!c->model)
+		return -1;
+	if (c->fmt == FT_FMT_TEXT)
 		fprintf(stderr, "faulttune: tuning %s (current %u, restored at "
-			"exit%s), seed %u\n", c.knob, c.saved,
-			c.apply ? " unless --apply" : "", c.seed);
+			"exit%s), seed %u\n", c->knob, c->saved,
+			c->apply ? " unless --apply" : "", c->seed);
+	return 0;
+}
 
-	t0 = ft_now();
-	for (i = 0; i < c.warmup && !ft_stop; i++)
-		if (run_one(&c, c.saved, 0, NULL))
-			goto out;
-	/*
-	 * The probes: what the model learns the workload's faults from.
-	 * From the --probes-th on, the decision is made again after every
-	 * probe; probing stops when the pick is settled or the budget of
-	 * runs or seconds is spent.
-	 */
-	memset(&ao, 0, sizeof(ao));
-	ao.current = c.saved;
-	ao.target_pct = c.target;
-	ao.threads = model_threads(&c);
-	ao.max_size = c.max_size;
+static void advice_opts(const struct tune_ctx *c, struct ft_advice_opts *ao)
+{
+	memset(ao, 0, sizeof(*ao));
+	ao->current = c->saved;
+	ao->target_pct = c->target;
+	ao->threads = model_threads(c);
+	ao->max_size = c->max_size;
 	/*
 	 * The decision is made again after each probe: 64 draws keep that
 	 * a fraction of a probe's time in a TCG guest; the spread between
 	 * the runs, not between the draws, is what decides how settled the
 	 * pick is.
 	 */
-	ao.max_draws = 64;
-	tp = ft_now();
+	ao->max_draws = 64;
+}
+
+/*
+ * The probes: what the model learns the workload's faults from.  From
+ * the --probes-th on, the decision is made again after every probe;
+ * probing stops when the pick is settled or the budget of runs or
+ * seconds is spent.
+ */
+static int probe(struct tune_ctx *c, const struct ft_advice_opts *ao, int tty)
+{
+	double tp = ft_now();
+	int ret = -1;
+
 	while (!ft_stop) {
-		if (run_one(&c, c.saved, 1, c.model))
+		if (run_one(c, c->saved, 1, c->model))
 			goto out;
-		c.nprobes++;
-		if (ft_stop || c.nprobes < c.probes)
+		c->nprobes++;
+		if (ft_stop || c->nprobes < c->probes)
 			continue;
-		if (!ft_model_nholds(c.model)) {
+		if (!ft_model_nholds(c->model)) {
 			ft_err("tune: no completed hugetlb fault mutex holds in %d "
 			       "probe run%s: %s does not fault hugetlb pages?",
-			       c.nprobes, c.nprobes > 1 ? "s" : "",
-			       c.cmd ? c.cmd[0] : "the workload");
+			       c->nprobes, c->nprobes > 1 ? "s" : "",
+			       c->cmd ? c->cmd[0] : "the workload");
 			goto out;
 		}
-		if (advise(&c, &ao))
+		if (advise(c, ao))
 			goto out;
-		if (tty && c.fmt == FT_FMT_TEXT)
-			fprintf(stderr, "\r  probe %d: %u, %s   ", c.nprobes,
-				c.adv.dec.sizes[c.adv.dec.rec],
-				c.adv.dec.settled ? "settled" : "not settled");
-		if (c.adv.dec.settled) {
-			c.stopped = "settled";
+		if (tty && c->fmt == FT_FMT_TEXT)
+			fprintf(stderr, "\r  probe %d: %u, %s   ", c->nprobes,
+				c->adv.dec.sizes[c->adv.dec.rec],
+				c->adv.dec.settled ? "settled" : "not settled");
+		if (c->adv.dec.settled) {
+			c->stopped = "settled";
 			break;
 		}
-		if (c.nprobes >= c.budget_runs) {
-			c.stopped = "runs";
+		if (c->nprobes >= c->budget_runs) {
+			c->stopped = "runs";
 			break;
 		}
-		if (ft_now() - tp >= c.budget_s) {
-			c.stopped = "seconds";
+		if (ft_now() - tp >= c->budget_s) {
+			c->stopped = "seconds";
 			break;
 		}
 	}
-	c.probe_s = ft_now() - tp;
-	if (!ft_stop) {
-		c.probe_pick = pick_size(&c);
-		sizes = calloc(c.adv.n + 1, sizeof(*sizes));
-		if (!sizes)
-			goto out;
-		n = 0;
-		sizes[n++] = c.saved;
-		for (i = 0; i < c.adv.n; i++)
-			if (c.adv.rows[i].size != c.saved &&
-			    (c.full || i == c.adv.pick.idx))
-				sizes[n++] = c.adv.rows[i].size;
-		if (c.fmt == FT_FMT_TEXT) {
-			fprintf(stderr, "faulttune: the model (%zu holds) recommends "
-				"%s%u; measuring", ft_model_nholds(c.model),
-				c.adv.pick.keep ? "keep " : "",
-				c.adv.rows[c.adv.pick.idx].size);
-			for (i = 0; i < n; i++)
-				fprintf(stderr, " %u", sizes[i]);
-			fprintf(stderr, " x %d runs\n", c.reps);
-		}
-		if (measure_and_decide(&c, &ao, sizes, n, tty))
-			goto out;
+	ret = 0;
+out:
+	c->probe_s = ft_now() - tp;
+	return ret;
+}
+
+/* the current size and the pick (every size with --full), measured */
+static int measure_pick(struct tune_ctx *c, const struct ft_advice_opts *ao,
+			int tty)
+{
+	uint32_t *sizes;
+	int i, n = 0, ret;
+
+	c->probe_pick = pick_size(c);
+	sizes = calloc(c->adv.n + 1, sizeof(*sizes));
+	if (!sizes)
+		return -1;
+	sizes[n++] = c->saved;
+	for (i = 0; i < c->adv.n; i++)
+		if (c->adv.rows[i].size != c->saved &&
+		    (c->full || i == c->adv.pick.idx))
+			sizes[n++] = c->adv.rows[i].size;
+	if (c->fmt == FT_FMT_TEXT) {
+		fprintf(stderr, "faulttune: the model (%zu holds) recommends "
+			"%s%u; measuring", ft_model_nholds(c->model),
+			c->adv.pick.keep ? "keep " : "",
+			c->adv.rows[c->adv.pick.idx].size);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, " %u", sizes[i]);
+		fprintf(stderr, " x %d runs\n", c->reps);
 	}
+	ret = measure_and_decide(c, ao, sizes, n, tty);
+	free(sizes);
+	return ret;
+}
+
+/* what the run allocated; the knob and the instance are tune_restore's */
+static void tune_free(struct tune_ctx *c)
+{
+	int i;
+
+	if (c->have_adv)
+		ft_advice_free(&c->adv);
+	ft_model_free(c->model);
+	for (i = 0; c->res && i < c->nres; i++)
+		free(c->res[i].wall);
+	free(c->res);
+	free(c->order);
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	struct tune_ctx c;
+	struct ft_advice_opts ao;
+	int ret, i, exit_code = 1;
+	double t0;
+	const char *term = getenv("TERM");
+	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
+
+	memset(&c, 0, sizeof(c));
+	ret = parse_tune(argc, argv, &c);
+	if (ret)
+		return ret < 0 ? 2 : 0;
+	if (c.nfrom)
+		return tune_from(&c);
+	c.rng = c.seed;
+	if (preflight(&c))
+		return 1;
+	/* from here on every exit restores the knob and removes the instance */
+	restore_ctx = &c;
+	atexit(tune_restore);
+	ft_install_signals();
+
+	if (tune_setup(&c))
+		goto out;
+	t0 = ft_now();
+	for (i = 0; i < c.warmup && !ft_stop; i++)
+		if (run_one(&c, c.saved, 0, NULL))
+			goto out;
+	advice_opts(&c, &ao);
+	if (probe(&c, &ao, tty))
+		goto out;
+	if (!ft_stop && measure_pick(&c, &ao, tty))
+		goto out;
 	c.wall_s = ft_now() - t0;
 	if (tty && c.fmt == FT_FMT_TEXT)
 		fprintf(stderr, "\r%40s\r", "");
@@ -1414,14 +1477,6 @@ out:
 	if (exit_code)
 		c.apply = 0;
 	tune_restore();
-	if (c.have_adv)
-		ft_advice_free(&c.adv);
-	ft_model_free(c.model);
-	for (i = 0; c.res && i < c.nres; i++) {
-		free(c.res[i].wall);
-	}
-	free(c.res);
-	free(c.order);
-	free(sizes);
+	tune_free(&c);
 	return exit_code;
 }

@@ -189,126 +189,224 @@ static void lib_drop_pages(const struct reader *rd)
 	fclose(f);
 }
 
+/*
+ * libtracecmd's kbuffer follows lengths blindly: one that wraps sends it
+ * back into what it has decoded (or round forever, which the caller's
+ * time limit ends), and it returns garbage from there.  A record starts
+ * after the end of the one before it on its CPU, on a 4-byte boundary;
+ * the rest of a page where one does not is dropped and counted.
+ * 0: the record is good, 1: dropped, -1: a loop, the file is refused.
+ */
+static inline int lib_record_order(struct reader *rd, struct tracecmd_input *h,
+				   const struct tep_record *r, int cpu)
+{
+	uint64_t pg = r->offset & ~(rd->page - 1);
+
+	/* offsets grow within one buffer (top level or instance) */
+	if (rd->last_h[cpu] != h) {
+		rd->last_h[cpu] = h;
+		rd->next_off[cpu] = rd->last_off[cpu] = 0;
+	}
+	/*
+	 * A length that wraps sends kbuffer back into its page, and
+	 * libtracecmd reads that page forever: stop the iteration
+	 * (libtracecmd 1.3 stops on a negative return, not on any
+	 * non-zero one) and refuse the file.
+	 */
+	if (r->offset <= rd->last_off[cpu] &&
+	    pg == (rd->last_off[cpu] & ~(rd->page - 1))) {
+		rd->looped = 1;
+		rd->loop_cpu = cpu;
+		rd->loop_off = pg;
+		return -1;
+	}
+	rd->last_off[cpu] = r->offset;
+	if (pg == rd->bad_page[cpu])
+		return 1;
+	/* the ring buffer aligns every event header to 4 bytes */
+	if (r->offset < rd->next_off[cpu] || (r->offset & 3)) {
+		struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
+
+		if (sk)
+			sk->bad_headers++;
+		rd->bad_page[cpu] = pg;
+		return 1;
+	}
+	rd->next_off[cpu] = r->offset + 4 + r->size;
+	return 0;
+}
+
+/*
+ * The record's event of ours, or NULL (short, unknown id, or not ours);
+ * *ok cleared if its type ends past the record.
+ */
+static inline struct ft_evdesc *record_desc(struct reader *rd,
+					    const struct tep_record *r, int cpu,
+					    int *ok)
+{
+	int id, i;
+
+	/* tep_data_type() and tep_data_pid() read the common fields blindly */
+	if (r->size < rd->common_size) {
+		short_record(rd, cpu);
+		return NULL;
+	}
+	id = rd->f_type ? (int)num(rd->f_type, r, ok) :
+			  tep_data_type(rd->tep, (struct tep_record *)r);
+	if (id < 0 || id > 65535 || rd->idmap[id] == ID_UNKNOWN) {
+		struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
+
+		if (sk)
+			sk->unknown_ids++;
+		return NULL;
+	}
+	i = rd->idmap[id];
+	return i < 0 ? NULL : &rd->d[i];
+}
+
+/*
+ * A lock event with every number field inside the record: read them
+ * without a check each, and set every member rather than clear the
+ * event first (a memset per event was a tenth of the read).
+ */
+static inline void decode_full(struct reader *rd, const struct ft_evdesc *d,
+			       const struct tep_record *r, int ok, int cpu)
+{
+	const unsigned char *p = r->data;
+	struct ft_event ev;
+
+	ev.ts = r->ts;
+	ev.cpu = cpu;
+	ev.pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) :
+			     tep_data_pid(rd->tep, (struct tep_record *)r);
+	ev.lock = d->lock;
+	ev.kind = d->kind;
+	if (d->lock == FT_LK_CONTENTION) {
+		ev.mapping = num_in(d->f_addr, p);
+		ev.index = num_in(d->f_flags, p);
+	} else if (d->lock == FT_LK_MEMTYPE) {
+		ev.mapping = num_in(d->f_start, p);
+		ev.index = num_in(d->f_end, p);
+	} else {
+		ev.mapping = num_in(d->f_mapping, p);
+		ev.index = num_in(d->f_index, p);
+	}
+	ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
+	ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
+	ev.nbuckets = d->lock == FT_LK_HUGETLB ? num_in(d->f_nbuckets, p) : 0;
+	ev.op = num_in(d->f_op, p);
+	ev.contended = !!num_in(d->f_contended, p);
+	ev.wait_ns = num_in(d->f_wait, p);
+	ev.hold_ns = num_in(d->f_hold, p);
+	ev.old_nbuckets = num_in(d->f_old, p);
+	ev.new_nbuckets = num_in(d->f_new, p);
+	ev.duration_ns = num_in(d->f_dur, p);
+	ev.result = (int)num_in(d->f_result, p);
+	ev.marker = NULL;
+	ev.stack = NULL;
+	ev.nstack = 0;
+	if (!ok)
+		short_record(rd, cpu);
+	else
+		ft_analysis_feed(rd->a, &ev);
+}
+
+/* a trace_marker write: its text, "" when it has none inside the record */
+static void decode_marker(struct reader *rd, const struct ft_evdesc *d,
+			  const struct tep_record *r, struct ft_event *ev)
+{
+	ev->lock = -1;
+	ev->marker = "";
+	if (d->f_buf && (unsigned int)d->f_buf->offset < (unsigned int)r->size &&
+	    memchr((char *)r->data + d->f_buf->offset, 0,
+		   r->size - d->f_buf->offset))
+		ev->marker = (char *)r->data + d->f_buf->offset;
+	ft_analysis_feed(rd->a, ev);
+}
+
+/* a kernel stack: the return addresses inside the record, 128 at most */
+static void decode_stack(struct reader *rd, const struct ft_evdesc *d,
+			 const struct tep_record *r, struct ft_event *ev, int ok)
+{
+	/* the payload is 4-byte aligned: copy the return addresses */
+	uint64_t st[128], n = num(d->f_size, r, &ok);
+	unsigned int off = d->f_caller ? (unsigned int)d->f_caller->offset : 0;
+
+	if (!ok || !d->f_caller || off > (unsigned int)r->size)
+		return;
+	if (n > (r->size - off) / 8)
+		n = (r->size - off) / 8;
+	if (n > 128)
+		n = 128;
+	memcpy(st, (char *)r->data + off, n * 8);
+	ev->stack = st;
+	ev->nstack = (int)n;
+	ft_analysis_feed(rd->a, ev);
+}
+
+/* a lock event that may end before its fields: each one checked */
+static void decode_checked(struct reader *rd, const struct ft_evdesc *d,
+			   const struct tep_record *r, struct ft_event *ev,
+			   int ok, int cpu)
+{
+	if (d->lock == FT_LK_CONTENTION) {
+		ev->mapping = num(d->f_addr, r, &ok);
+		ev->index = num(d->f_flags, r, &ok);
+	} else if (d->lock == FT_LK_MEMTYPE) {
+		ev->mapping = num(d->f_start, r, &ok);
+		ev->index = num(d->f_end, r, &ok);
+	} else {
+		ev->mapping = num(d->f_mapping, r, &ok);
+		ev->index = num(d->f_index, r, &ok);
+		ev->hash = num(d->f_hash, r, &ok);
+		ev->bucket = num(d->f_bucket, r, &ok);
+		ev->nbuckets = num(d->f_nbuckets, r, &ok);
+	}
+	ev->op = num(d->f_op, r, &ok);
+	ev->contended = !!num(d->f_contended, r, &ok);
+	ev->wait_ns = num(d->f_wait, r, &ok);
+	ev->hold_ns = num(d->f_hold, r, &ok);
+	ev->old_nbuckets = num(d->f_old, r, &ok);
+	ev->new_nbuckets = num(d->f_new, r, &ok);
+	ev->duration_ns = num(d->f_dur, r, &ok);
+	ev->result = (int)num(d->f_result, r, &ok);
+	if (!ok)
+		short_record(rd, cpu);
+	else
+		ft_analysis_feed(rd->a, ev);
+}
+
+/* one record, from libtracecmd (h set) or from fast_read() (h NULL) */
 static int on_record(struct tracecmd_input *h, struct tep_record *r,
 		     int cpu, void *data)
 {
 	struct reader *rd = data;
 	struct ft_event ev;
-	struct ft_evdesc *d = NULL;
-	int id, i, ok = 1;
+	struct ft_evdesc *d;
+	int ok = 1;
 
-	(void)h;
 	ft_isolate_phase(FT_PHASE_OURS);
 	rd->records++;
 	if (h && !(rd->records & 0xffff) && rd->ino)
 		lib_drop_pages(rd);
 	if (r->missed_events)
 		ft_analysis_lost(rd->a, cpu, r->missed_events);
-	/*
-	 * libtracecmd's kbuffer follows lengths blindly: one that wraps sends
-	 * it back into what it has decoded (or round forever, which the
-	 * caller's time limit ends), and it returns garbage from there.  A
-	 * record starts after the end of the one before it on its CPU, on a
-	 * 4-byte boundary; the rest of a page where one does not is dropped
-	 * and counted.
-	 */
 	if (h && cpu >= 0 && cpu < FT_SKIP_NCPUS) {
-		uint64_t pg = r->offset & ~(rd->page - 1);
+		int order = lib_record_order(rd, h, r, cpu);
 
-		/* offsets grow within one buffer (top level or instance) */
-		if (rd->last_h[cpu] != h) {
-			rd->last_h[cpu] = h;
-			rd->next_off[cpu] = rd->last_off[cpu] = 0;
-		}
-		/*
-		 * A length that wraps sends kbuffer back into its page, and
-		 * libtracecmd reads that page forever: stop the iteration
-		 * (libtracecmd 1.3 stops on a negative return, not on any
-		 * non-zero one) and refuse the file.
-		 */
-		if (r->offset <= rd->last_off[cpu] &&
-		    pg == (rd->last_off[cpu] & ~(rd->page - 1))) {
-			rd->looped = 1;
-			rd->loop_cpu = cpu;
-			rd->loop_off = pg;
+		if (order < 0) {
 			ft_isolate_phase(FT_PHASE_LIB);
 			return -1;
 		}
-		rd->last_off[cpu] = r->offset;
-		if (pg == rd->bad_page[cpu])
+		if (order)
 			goto out;
-		/* the ring buffer aligns every event header to 4 bytes */
-		if (r->offset < rd->next_off[cpu] || (r->offset & 3)) {
-			struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
-
-			if (sk)
-				sk->bad_headers++;
-			rd->bad_page[cpu] = pg;
-			goto out;
-		}
-		rd->next_off[cpu] = r->offset + 4 + r->size;
 	}
-	/* tep_data_type() and tep_data_pid() read the common fields blindly */
-	if (r->size < rd->common_size) {
-		short_record(rd, cpu);
+	d = record_desc(rd, r, cpu, &ok);
+	if (!d)
 		goto out;
-	}
-	id = rd->f_type ? (int)num(rd->f_type, r, &ok) : tep_data_type(rd->tep, r);
-	if (id < 0 || id > 65535 || rd->idmap[id] == ID_UNKNOWN) {
-		struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
-
-		if (sk)
-			sk->unknown_ids++;
-		goto out;
-	}
-	i = rd->idmap[id];
-	if (i < 0)
-		goto out;
-	d = &rd->d[i];
 	if (d->kind != FT_EV_MARKER && d->kind != FT_EV_STACK &&
 	    (unsigned int)r->size >= d->need) {
-		/*
-		 * Every number field inside the record: read them without a
-		 * check each, and set every member rather than clear the
-		 * event first (a memset per event was a tenth of the read).
-		 */
-		const unsigned char *p = r->data;
-
-		ev.ts = r->ts;
-		ev.cpu = cpu;
-		ev.pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) :
-				     tep_data_pid(rd->tep, r);
-		ev.lock = d->lock;
-		ev.kind = d->kind;
-		if (d->lock == FT_LK_CONTENTION) {
-			ev.mapping = num_in(d->f_addr, p);
-			ev.index = num_in(d->f_flags, p);
-		} else if (d->lock == FT_LK_MEMTYPE) {
-			ev.mapping = num_in(d->f_start, p);
-			ev.index = num_in(d->f_end, p);
-		} else {
-			ev.mapping = num_in(d->f_mapping, p);
-			ev.index = num_in(d->f_index, p);
-		}
-		ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
-		ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
-		ev.nbuckets = d->lock == FT_LK_HUGETLB ?
-			      num_in(d->f_nbuckets, p) : 0;
-		ev.op = num_in(d->f_op, p);
-		ev.contended = !!num_in(d->f_contended, p);
-		ev.wait_ns = num_in(d->f_wait, p);
-		ev.hold_ns = num_in(d->f_hold, p);
-		ev.old_nbuckets = num_in(d->f_old, p);
-		ev.new_nbuckets = num_in(d->f_new, p);
-		ev.duration_ns = num_in(d->f_dur, p);
-		ev.result = (int)num_in(d->f_result, p);
-		ev.marker = NULL;
-		ev.stack = NULL;
-		ev.nstack = 0;
-		if (!ok)
-			short_record(rd, cpu);
-		else
-			ft_analysis_feed(rd->a, &ev);
+		decode_full(rd, d, r, ok, cpu);
 		goto out;
 	}
 	memset(&ev, 0, sizeof(ev));
@@ -317,58 +415,12 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	ev.pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) : tep_data_pid(rd->tep, r);
 	ev.lock = d->lock;
 	ev.kind = d->kind;
-	if (d->kind == FT_EV_MARKER) {
-		ev.lock = -1;
-		ev.marker = "";
-		if (d->f_buf && (unsigned int)d->f_buf->offset < (unsigned int)r->size &&
-		    memchr((char *)r->data + d->f_buf->offset, 0,
-			   r->size - d->f_buf->offset))
-			ev.marker = (char *)r->data + d->f_buf->offset;
-		ft_analysis_feed(rd->a, &ev);
-		goto out;
-	}
-	if (d->kind == FT_EV_STACK) {
-		/* the payload is 4-byte aligned: copy the return addresses */
-		uint64_t st[128], n = num(d->f_size, r, &ok);
-		unsigned int off = d->f_caller ? (unsigned int)d->f_caller->offset : 0;
-
-		if (!ok || !d->f_caller || off > (unsigned int)r->size)
-			goto out;
-		if (n > (r->size - off) / 8)
-			n = (r->size - off) / 8;
-		if (n > 128)
-			n = 128;
-		memcpy(st, (char *)r->data + off, n * 8);
-		ev.stack = st;
-		ev.nstack = (int)n;
-		ft_analysis_feed(rd->a, &ev);
-		goto out;
-	}
-	if (d->lock == FT_LK_CONTENTION) {
-		ev.mapping = num(d->f_addr, r, &ok);
-		ev.index = num(d->f_flags, r, &ok);
-	} else if (d->lock == FT_LK_MEMTYPE) {
-		ev.mapping = num(d->f_start, r, &ok);
-		ev.index = num(d->f_end, r, &ok);
-	} else {
-		ev.mapping = num(d->f_mapping, r, &ok);
-		ev.index = num(d->f_index, r, &ok);
-		ev.hash = num(d->f_hash, r, &ok);
-		ev.bucket = num(d->f_bucket, r, &ok);
-		ev.nbuckets = num(d->f_nbuckets, r, &ok);
-	}
-	ev.op = num(d->f_op, r, &ok);
-	ev.contended = !!num(d->f_contended, r, &ok);
-	ev.wait_ns = num(d->f_wait, r, &ok);
-	ev.hold_ns = num(d->f_hold, r, &ok);
-	ev.old_nbuckets = num(d->f_old, r, &ok);
-	ev.new_nbuckets = num(d->f_new, r, &ok);
-	ev.duration_ns = num(d->f_dur, r, &ok);
-	ev.result = (int)num(d->f_result, r, &ok);
-	if (!ok)
-		short_record(rd, cpu);
+	if (d->kind == FT_EV_MARKER)
+		decode_marker(rd, d, r, &ev);
+	else if (d->kind == FT_EV_STACK)
+		decode_stack(rd, d, r, &ev, ok);
 	else
-		ft_analysis_feed(rd->a, &ev);
+		decode_checked(rd, d, r, &ev, ok, cpu);
 out:
 	if (h)
 		ft_isolate_phase(FT_PHASE_LIB);

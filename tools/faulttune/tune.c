@@ -972,84 +972,81 @@ static void check_json(const struct tune_ctx *c)
 	putchar(']');
 }
 
-static void report(struct tune_ctx *c)
+/* tune's result as one JSON object */
+static void report_json(const struct tune_ctx *c, const struct confirm *cf,
+			uint32_t rec, int nmeas)
+{
+	int i;
+
+	printf("{\"knob\":");
+	ft_json_str(stdout, c->knob);
+	printf(",\"saved\":%u,\"workload\":", c->saved);
+	if (c->cmd) {
+		printf("\"command\",\"command\":[");
+		for (i = 0; c->cmd[i]; i++) {
+			if (i)
+				putchar(',');
+			ft_json_str(stdout, c->cmd[i]);
+		}
+		putchar(']');
+	} else {
+		printf("\"threads\",\"size_bytes\":%llu",
+		       (unsigned long long)c->bench.size);
+	}
+	printf(",\"threads\":%d,\"reps\":%d,\"warmup\":%d,\"probes\":%d,"
+	       "\"seed\":%u,\"target_pct\":%g,\"mode\":\"%s\",\"runs\":%d,"
+	       "\"sizes_measured\":%d,\"wall_s\":%.3f,\"model\":",
+	       c->threads, c->reps, c->warmup, c->probes, c->seed,
+	       c->target, c->full ? "full" : "model", c->runs, nmeas,
+	       c->wall_s);
+	ft_advice_json(stdout, &c->adv);
+	printf(",\"order\":[");
+	for (i = 0; i < c->norder; i++)
+		printf("%s%u", i ? "," : "", c->order[i]);
+	printf("],\"measured\":[");
+	for (i = 0; i < c->nres; i++) {
+		struct size_result *r = &c->res[i];
+		double m, sd;
+
+		mean_sd(r->wall, r->runs, &m, &sd);
+		printf("%s{\"size\":%u,\"runs\":%d,\"wall_mean_s\":%.6f,"
+		       "\"wall_sd_s\":%.6f,\"acquisitions\":%llu,"
+		       "\"contended\":%llu,\"collisions\":%llu,"
+		       "\"sharing\":%llu,\"collision_wait_ns\":%.0f,"
+		       "\"fault_ns\":%.0f,\"collision_pct\":%.4f,"
+		       "\"lost_events\":%llu}", i ? "," : "", r->size,
+		       r->runs, m, sd, (unsigned long long)r->acq,
+		       (unsigned long long)r->contended,
+		       (unsigned long long)r->collisions,
+		       (unsigned long long)r->sharing, r->coll_wait,
+		       r->fault_ns, measured_pct(r),
+		       (unsigned long long)r->lost);
+	}
+	printf("],\"probes\":{\"runs\":%d,\"seconds\":%.3f,"
+	       "\"budget_runs\":%d,\"budget_s\":%g,\"stopped\":\"%s\","
+	       "\"pick\":%u}", c->nprobes, c->probe_s, c->budget_runs,
+	       c->budget_s, c->stopped ? c->stopped : "interrupted",
+	       c->probe_pick);
+	check_json(c);
+	printf(",\"recommended\":%u,\"keep\":%s,\"confirm\":{",
+	       rec, c->adv.pick.keep ? "true" : "false");
+	if (cf->have)
+		printf("\"diff_pct\":%.3f,\"ci_lo_pct\":%.3f,"
+		       "\"ci_hi_pct\":%.3f,\"measurable\":%s,", cf->ci.diff,
+		       cf->ci.lo, cf->ci.hi,
+		       cf->ci.lo > 0 || cf->ci.hi < 0 ? "true" : "false");
+	printf("\"statement\":");
+	ft_json_str(stdout, cf->text);
+	printf("},\"boot_parameter\":\"hugetlb_fault_mutexes=%u\","
+	       "\"applied\":%s}\n", rec, c->apply ? "true" : "false");
+}
+
+static void report_text(const struct tune_ctx *c, const struct confirm *cf,
+			uint32_t rec)
 {
 	char stop[160];
-	struct confirm cf;
-	uint32_t rec = c->adv.pick.idx >= 0 ?
-		c->adv.rows[c->adv.pick.idx].size : c->saved;
-	int i, nmeas = 0;
+	int i;
 
-	confirm(c, &cf);
-	for (i = 0; i < c->nres; i++)
-		nmeas += c->res[i].runs > 0;
-	c->apply_value = rec;
-	if (c->fmt == FT_FMT_JSON) {
-		printf("{\"knob\":");
-		ft_json_str(stdout, c->knob);
-		printf(",\"saved\":%u,\"workload\":", c->saved);
-		if (c->cmd) {
-			printf("\"command\",\"command\":[");
-			for (i = 0; c->cmd[i]; i++) {
-				if (i)
-					putchar(',');
-				ft_json_str(stdout, c->cmd[i]);
-			}
-			putchar(']');
-		} else {
-			printf("\"threads\",\"size_bytes\":%llu",
-			       (unsigned long long)c->bench.size);
-		}
-		printf(",\"threads\":%d,\"reps\":%d,\"warmup\":%d,\"probes\":%d,"
-		       "\"seed\":%u,\"target_pct\":%g,\"mode\":\"%s\",\"runs\":%d,"
-		       "\"sizes_measured\":%d,\"wall_s\":%.3f,\"model\":",
-		       c->threads, c->reps, c->warmup, c->probes, c->seed,
-		       c->target, c->full ? "full" : "model", c->runs, nmeas,
-		       c->wall_s);
-		ft_advice_json(stdout, &c->adv);
-		printf(",\"order\":[");
-		for (i = 0; i < c->norder; i++)
-			printf("%s%u", i ? "," : "", c->order[i]);
-		printf("],\"measured\":[");
-		for (i = 0; i < c->nres; i++) {
-			struct size_result *r = &c->res[i];
-			double m, sd;
-
-			mean_sd(r->wall, r->runs, &m, &sd);
-			printf("%s{\"size\":%u,\"runs\":%d,\"wall_mean_s\":%.6f,"
-			       "\"wall_sd_s\":%.6f,\"acquisitions\":%llu,"
-			       "\"contended\":%llu,\"collisions\":%llu,"
-			       "\"sharing\":%llu,\"collision_wait_ns\":%.0f,"
-			       "\"fault_ns\":%.0f,\"collision_pct\":%.4f,"
-			       "\"lost_events\":%llu}", i ? "," : "", r->size,
-			       r->runs, m, sd, (unsigned long long)r->acq,
-			       (unsigned long long)r->contended,
-			       (unsigned long long)r->collisions,
-			       (unsigned long long)r->sharing, r->coll_wait,
-			       r->fault_ns, measured_pct(r),
-			       (unsigned long long)r->lost);
-		}
-		printf("],\"probes\":{\"runs\":%d,\"seconds\":%.3f,"
-		       "\"budget_runs\":%d,\"budget_s\":%g,\"stopped\":\"%s\","
-		       "\"pick\":%u}", c->nprobes, c->probe_s, c->budget_runs,
-		       c->budget_s, c->stopped ? c->stopped : "interrupted",
-		       c->probe_pick);
-		check_json(c);
-		printf(",\"recommended\":%u,\"keep\":%s,\"confirm\":{",
-		       rec, c->adv.pick.keep ? "true" : "false");
-		if (cf.have)
-			printf("\"diff_pct\":%.3f,\"ci_lo_pct\":%.3f,"
-			       "\"ci_hi_pct\":%.3f,\"measurable\":%s,", cf.ci.diff,
-			       cf.ci.lo, cf.ci.hi,
-			       cf.ci.lo > 0 || cf.ci.hi < 0 ? "true" : "false");
-		printf("\"statement\":");
-		ft_json_str(stdout, cf.text);
-		printf("},\"boot_parameter\":\"hugetlb_fault_mutexes=%u\","
-		       "\"applied\":%s}\n", rec, c->apply ? "true" : "false");
-		if (c->plot)
-			do_plot(c, rec);
-		return;
-	}
 	printf("\nfaulttune tune: ");
 	if (c->cmd) {
 		printf("command");
@@ -1093,9 +1090,26 @@ static void report(struct tune_ctx *c)
 	check_text(c);
 	putchar('\n');
 	ft_advice_line(stdout, &c->adv);
-	printf("confirmation: %s\n", cf.text);
+	printf("confirmation: %s\n", cf->text);
 	printf("boot parameter: hugetlb_fault_mutexes=%u\n", rec);
 	printf("now:            echo %u > %s\n", rec, c->knob);
+}
+
+static void report(struct tune_ctx *c)
+{
+	struct confirm cf;
+	uint32_t rec = c->adv.pick.idx >= 0 ?
+		c->adv.rows[c->adv.pick.idx].size : c->saved;
+	int i, nmeas = 0;
+
+	confirm(c, &cf);
+	for (i = 0; i < c->nres; i++)
+		nmeas += c->res[i].runs > 0;
+	c->apply_value = rec;
+	if (c->fmt == FT_FMT_JSON)
+		report_json(c, &cf, rec, nmeas);
+	else
+		report_text(c, &cf, rec);
 	if (c->plot)
 		do_plot(c, rec);
 }

@@ -1220,6 +1220,45 @@ static void lib_loud(int saved)
 	close(saved);
 }
 
+/*
+ * The library path: libtracecmd iterates the records, unless a page
+ * would make it read past its commit or loop.  <0 on error (said).
+ */
+static int lib_read(const char *file, struct tracecmd_input *h,
+		    struct reader *rd, struct layout *lay)
+{
+	int ret, quiet;
+
+	if (lay->past_commit) {
+		ft_err("%s: cpu %d: %llu data page%s with an event length that "
+		       "runs past the page's commit or wraps (the first at "
+		       "offset %#llx): libtracecmd would read beyond it or loop "
+		       "(the in-place reader skips and counts them)", file,
+		       lay->past_commit_cpu,
+		       (unsigned long long)lay->past_commit,
+		       lay->past_commit == 1 ? "" : "s",
+		       (unsigned long long)lay->past_commit_off);
+		return -1;
+	}
+	quiet = lib_quiet();
+	ret = iterate_all(h, rd);
+	lib_loud(quiet);
+	if (rd->looped)
+		ft_err("%s: cpu %d: an event length in the data page at "
+		       "offset %#llx leads back into the page, which "
+		       "libtracecmd would read forever", file, rd->loop_cpu,
+		       (unsigned long long)rd->loop_off);
+	else if (ret < 0)
+		ft_err("%s: error while reading the event data "
+		       "(truncated?)", file);
+	/* libtracecmd says nothing of an empty page's missed events */
+	if (lay->empty_missed)
+		ft_analysis_lost(rd->a, -1, (long long)lay->empty_missed);
+	for (; lay->empty_missed_unknown; lay->empty_missed_unknown--)
+		ft_analysis_lost(rd->a, -1, -1);
+	return ret;
+}
+
 int ft_read_tracedat(const char *file, struct ft_analysis *a)
 {
 	struct tracecmd_input *h;
@@ -1274,33 +1313,8 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		ft_consumers_attach(a, file);
 	if (lay.plain && tracecmd_buffer_instances(h) == 0 && !lay.lib) {
 		ret = fast_read(file, &lay, rd);	/* says why itself */
-	} else if (lay.past_commit) {
-		ft_err("%s: cpu %d: %llu data page%s with an event length that "
-		       "runs past the page's commit or wraps (the first at "
-		       "offset %#llx): libtracecmd would read beyond it or loop "
-		       "(the in-place reader skips and counts them)", file,
-		       lay.past_commit_cpu,
-		       (unsigned long long)lay.past_commit,
-		       lay.past_commit == 1 ? "" : "s",
-		       (unsigned long long)lay.past_commit_off);
-		ret = -1;
 	} else {
-		quiet = lib_quiet();
-		ret = iterate_all(h, rd);
-		lib_loud(quiet);
-		if (rd->looped)
-			ft_err("%s: cpu %d: an event length in the data page at "
-			       "offset %#llx leads back into the page, which "
-			       "libtracecmd would read forever", file, rd->loop_cpu,
-			       (unsigned long long)rd->loop_off);
-		else if (ret < 0)
-			ft_err("%s: error while reading the event data "
-			       "(truncated?)", file);
-		/* libtracecmd says nothing of an empty page's missed events */
-		if (lay.empty_missed)
-			ft_analysis_lost(a, -1, (long long)lay.empty_missed);
-		for (; lay.empty_missed_unknown; lay.empty_missed_unknown--)
-			ft_analysis_lost(a, -1, -1);
+		ret = lib_read(file, h, rd, &lay);
 	}
 	free(lay.off);
 	free(lay.size);

@@ -189,126 +189,224 @@ static void lib_drop_pages(const struct reader *rd)
 	fclose(f);
 }
 
+/*
+ * libtracecmd's kbuffer follows lengths blindly: one that wraps sends it
+ * back into what it has decoded (or round forever, which the caller's
+ * time limit ends), and it returns garbage from there.  A record starts
+ * after the end of the one before it on its CPU, on a 4-byte boundary;
+ * the rest of a page where one does not is dropped and counted.
+ * 0: the record is good, 1: dropped, -1: a loop, the file is refused.
+ */
+static inline int lib_record_order(struct reader *rd, struct tracecmd_input *h,
+				   const struct tep_record *r, int cpu)
+{
+	uint64_t pg = r->offset & ~(rd->page - 1);
+
+	/* offsets grow within one buffer (top level or instance) */
+	if (rd->last_h[cpu] != h) {
+		rd->last_h[cpu] = h;
+		rd->next_off[cpu] = rd->last_off[cpu] = 0;
+	}
+	/*
+	 * A length that wraps sends kbuffer back into its page, and
+	 * libtracecmd reads that page forever: stop the iteration
+	 * (libtracecmd 1.3 stops on a negative return, not on any
+	 * non-zero one) and refuse the file.
+	 */
+	if (r->offset <= rd->last_off[cpu] &&
+	    pg == (rd->last_off[cpu] & ~(rd->page - 1))) {
+		rd->looped = 1;
+		rd->loop_cpu = cpu;
+		rd->loop_off = pg;
+		return -1;
+	}
+	rd->last_off[cpu] = r->offset;
+	if (pg == rd->bad_page[cpu])
+		return 1;
+	/* the ring buffer aligns every event header to 4 bytes */
+	if (r->offset < rd->next_off[cpu] || (r->offset & 3)) {
+		struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
+
+		if (sk)
+			sk->bad_headers++;
+		rd->bad_page[cpu] = pg;
+		return 1;
+	}
+	rd->next_off[cpu] = r->offset + 4 + r->size;
+	return 0;
+}
+
+/*
+ * The record's event of ours, or NULL (short, unknown id, or not ours);
+ * *ok cleared if its type ends past the record.
+ */
+static inline struct ft_evdesc *record_desc(struct reader *rd,
+					    const struct tep_record *r, int cpu,
+					    int *ok)
+{
+	int id, i;
+
+	/* tep_data_type() and tep_data_pid() read the common fields blindly */
+	if (r->size < rd->common_size) {
+		short_record(rd, cpu);
+		return NULL;
+	}
+	id = rd->f_type ? (int)num(rd->f_type, r, ok) :
+			  tep_data_type(rd->tep, (struct tep_record *)r);
+	if (id < 0 || id > 65535 || rd->idmap[id] == ID_UNKNOWN) {
+		struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
+
+		if (sk)
+			sk->unknown_ids++;
+		return NULL;
+	}
+	i = rd->idmap[id];
+	return i < 0 ? NULL : &rd->d[i];
+}
+
+/*
+ * A lock event with every number field inside the record: read them
+ * without a check each, and set every member rather than clear the
+ * event first (a memset per event was a tenth of the read).
+ */
+static inline void decode_full(struct reader *rd, const struct ft_evdesc *d,
+			       const struct tep_record *r, int ok, int cpu)
+{
+	const unsigned char *p = r->data;
+	struct ft_event ev;
+
+	ev.ts = r->ts;
+	ev.cpu = cpu;
+	ev.pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) :
+			     tep_data_pid(rd->tep, (struct tep_record *)r);
+	ev.lock = d->lock;
+	ev.kind = d->kind;
+	if (d->lock == FT_LK_CONTENTION) {
+		ev.mapping = num_in(d->f_addr, p);
+		ev.index = num_in(d->f_flags, p);
+	} else if (d->lock == FT_LK_MEMTYPE) {
+		ev.mapping = num_in(d->f_start, p);
+		ev.index = num_in(d->f_end, p);
+	} else {
+		ev.mapping = num_in(d->f_mapping, p);
+		ev.index = num_in(d->f_index, p);
+	}
+	ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
+	ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
+	ev.nbuckets = d->lock == FT_LK_HUGETLB ? num_in(d->f_nbuckets, p) : 0;
+	ev.op = num_in(d->f_op, p);
+	ev.contended = !!num_in(d->f_contended, p);
+	ev.wait_ns = num_in(d->f_wait, p);
+	ev.hold_ns = num_in(d->f_hold, p);
+	ev.old_nbuckets = num_in(d->f_old, p);
+	ev.new_nbuckets = num_in(d->f_new, p);
+	ev.duration_ns = num_in(d->f_dur, p);
+	ev.result = (int)num_in(d->f_result, p);
+	ev.marker = NULL;
+	ev.stack = NULL;
+	ev.nstack = 0;
+	if (!ok)
+		short_record(rd, cpu);
+	else
+		ft_analysis_feed(rd->a, &ev);
+}
+
+/* a trace_marker write: its text, "" when it has none inside the record */
+static void decode_marker(struct reader *rd, const struct ft_evdesc *d,
+			  const struct tep_record *r, struct ft_event *ev)
+{
+	ev->lock = -1;
+	ev->marker = "";
+	if (d->f_buf && (unsigned int)d->f_buf->offset < (unsigned int)r->size &&
+	    memchr((char *)r->data + d->f_buf->offset, 0,
+		   r->size - d->f_buf->offset))
+		ev->marker = (char *)r->data + d->f_buf->offset;
+	ft_analysis_feed(rd->a, ev);
+}
+
+/* a kernel stack: the return addresses inside the record, 128 at most */
+static void decode_stack(struct reader *rd, const struct ft_evdesc *d,
+			 const struct tep_record *r, struct ft_event *ev, int ok)
+{
+	/* the payload is 4-byte aligned: copy the return addresses */
+	uint64_t st[128], n = num(d->f_size, r, &ok);
+	unsigned int off = d->f_caller ? (unsigned int)d->f_caller->offset : 0;
+
+	if (!ok || !d->f_caller || off > (unsigned int)r->size)
+		return;
+	if (n > (r->size - off) / 8)
+		n = (r->size - off) / 8;
+	if (n > 128)
+		n = 128;
+	memcpy(st, (char *)r->data + off, n * 8);
+	ev->stack = st;
+	ev->nstack = (int)n;
+	ft_analysis_feed(rd->a, ev);
+}
+
+/* a lock event that may end before its fields: each one checked */
+static void decode_checked(struct reader *rd, const struct ft_evdesc *d,
+			   const struct tep_record *r, struct ft_event *ev,
+			   int ok, int cpu)
+{
+	if (d->lock == FT_LK_CONTENTION) {
+		ev->mapping = num(d->f_addr, r, &ok);
+		ev->index = num(d->f_flags, r, &ok);
+	} else if (d->lock == FT_LK_MEMTYPE) {
+		ev->mapping = num(d->f_start, r, &ok);
+		ev->index = num(d->f_end, r, &ok);
+	} else {
+		ev->mapping = num(d->f_mapping, r, &ok);
+		ev->index = num(d->f_index, r, &ok);
+		ev->hash = num(d->f_hash, r, &ok);
+		ev->bucket = num(d->f_bucket, r, &ok);
+		ev->nbuckets = num(d->f_nbuckets, r, &ok);
+	}
+	ev->op = num(d->f_op, r, &ok);
+	ev->contended = !!num(d->f_contended, r, &ok);
+	ev->wait_ns = num(d->f_wait, r, &ok);
+	ev->hold_ns = num(d->f_hold, r, &ok);
+	ev->old_nbuckets = num(d->f_old, r, &ok);
+	ev->new_nbuckets = num(d->f_new, r, &ok);
+	ev->duration_ns = num(d->f_dur, r, &ok);
+	ev->result = (int)num(d->f_result, r, &ok);
+	if (!ok)
+		short_record(rd, cpu);
+	else
+		ft_analysis_feed(rd->a, ev);
+}
+
+/* one record, from libtracecmd (h set) or from fast_read() (h NULL) */
 static int on_record(struct tracecmd_input *h, struct tep_record *r,
 		     int cpu, void *data)
 {
 	struct reader *rd = data;
 	struct ft_event ev;
-	struct ft_evdesc *d = NULL;
-	int id, i, ok = 1;
+	struct ft_evdesc *d;
+	int ok = 1;
 
-	(void)h;
 	ft_isolate_phase(FT_PHASE_OURS);
 	rd->records++;
 	if (h && !(rd->records & 0xffff) && rd->ino)
 		lib_drop_pages(rd);
 	if (r->missed_events)
 		ft_analysis_lost(rd->a, cpu, r->missed_events);
-	/*
-	 * libtracecmd's kbuffer follows lengths blindly: one that wraps sends
-	 * it back into what it has decoded (or round forever, which the
-	 * caller's time limit ends), and it returns garbage from there.  A
-	 * record starts after the end of the one before it on its CPU, on a
-	 * 4-byte boundary; the rest of a page where one does not is dropped
-	 * and counted.
-	 */
 	if (h && cpu >= 0 && cpu < FT_SKIP_NCPUS) {
-		uint64_t pg = r->offset & ~(rd->page - 1);
+		int order = lib_record_order(rd, h, r, cpu);
 
-		/* offsets grow within one buffer (top level or instance) */
-		if (rd->last_h[cpu] != h) {
-			rd->last_h[cpu] = h;
-			rd->next_off[cpu] = rd->last_off[cpu] = 0;
-		}
-		/*
-		 * A length that wraps sends kbuffer back into its page, and
-		 * libtracecmd reads that page forever: stop the iteration
-		 * (libtracecmd 1.3 stops on a negative return, not on any
-		 * non-zero one) and refuse the file.
-		 */
-		if (r->offset <= rd->last_off[cpu] &&
-		    pg == (rd->last_off[cpu] & ~(rd->page - 1))) {
-			rd->looped = 1;
-			rd->loop_cpu = cpu;
-			rd->loop_off = pg;
+		if (order < 0) {
 			ft_isolate_phase(FT_PHASE_LIB);
 			return -1;
 		}
-		rd->last_off[cpu] = r->offset;
-		if (pg == rd->bad_page[cpu])
+		if (order)
 			goto out;
-		/* the ring buffer aligns every event header to 4 bytes */
-		if (r->offset < rd->next_off[cpu] || (r->offset & 3)) {
-			struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
-
-			if (sk)
-				sk->bad_headers++;
-			rd->bad_page[cpu] = pg;
-			goto out;
-		}
-		rd->next_off[cpu] = r->offset + 4 + r->size;
 	}
-	/* tep_data_type() and tep_data_pid() read the common fields blindly */
-	if (r->size < rd->common_size) {
-		short_record(rd, cpu);
+	d = record_desc(rd, r, cpu, &ok);
+	if (!d)
 		goto out;
-	}
-	id = rd->f_type ? (int)num(rd->f_type, r, &ok) : tep_data_type(rd->tep, r);
-	if (id < 0 || id > 65535 || rd->idmap[id] == ID_UNKNOWN) {
-		struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
-
-		if (sk)
-			sk->unknown_ids++;
-		goto out;
-	}
-	i = rd->idmap[id];
-	if (i < 0)
-		goto out;
-	d = &rd->d[i];
 	if (d->kind != FT_EV_MARKER && d->kind != FT_EV_STACK &&
 	    (unsigned int)r->size >= d->need) {
-		/*
-		 * Every number field inside the record: read them without a
-		 * check each, and set every member rather than clear the
-		 * event first (a memset per event was a tenth of the read).
-		 */
-		const unsigned char *p = r->data;
-
-		ev.ts = r->ts;
-		ev.cpu = cpu;
-		ev.pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) :
-				     tep_data_pid(rd->tep, r);
-		ev.lock = d->lock;
-		ev.kind = d->kind;
-		if (d->lock == FT_LK_CONTENTION) {
-			ev.mapping = num_in(d->f_addr, p);
-			ev.index = num_in(d->f_flags, p);
-		} else if (d->lock == FT_LK_MEMTYPE) {
-			ev.mapping = num_in(d->f_start, p);
-			ev.index = num_in(d->f_end, p);
-		} else {
-			ev.mapping = num_in(d->f_mapping, p);
-			ev.index = num_in(d->f_index, p);
-		}
-		ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
-		ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
-		ev.nbuckets = d->lock == FT_LK_HUGETLB ?
-			      num_in(d->f_nbuckets, p) : 0;
-		ev.op = num_in(d->f_op, p);
-		ev.contended = !!num_in(d->f_contended, p);
-		ev.wait_ns = num_in(d->f_wait, p);
-		ev.hold_ns = num_in(d->f_hold, p);
-		ev.old_nbuckets = num_in(d->f_old, p);
-		ev.new_nbuckets = num_in(d->f_new, p);
-		ev.duration_ns = num_in(d->f_dur, p);
-		ev.result = (int)num_in(d->f_result, p);
-		ev.marker = NULL;
-		ev.stack = NULL;
-		ev.nstack = 0;
-		if (!ok)
-			short_record(rd, cpu);
-		else
-			ft_analysis_feed(rd->a, &ev);
+		decode_full(rd, d, r, ok, cpu);
 		goto out;
 	}
 	memset(&ev, 0, sizeof(ev));
@@ -317,58 +415,12 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	ev.pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) : tep_data_pid(rd->tep, r);
 	ev.lock = d->lock;
 	ev.kind = d->kind;
-	if (d->kind == FT_EV_MARKER) {
-		ev.lock = -1;
-		ev.marker = "";
-		if (d->f_buf && (unsigned int)d->f_buf->offset < (unsigned int)r->size &&
-		    memchr((char *)r->data + d->f_buf->offset, 0,
-			   r->size - d->f_buf->offset))
-			ev.marker = (char *)r->data + d->f_buf->offset;
-		ft_analysis_feed(rd->a, &ev);
-		goto out;
-	}
-	if (d->kind == FT_EV_STACK) {
-		/* the payload is 4-byte aligned: copy the return addresses */
-		uint64_t st[128], n = num(d->f_size, r, &ok);
-		unsigned int off = d->f_caller ? (unsigned int)d->f_caller->offset : 0;
-
-		if (!ok || !d->f_caller || off > (unsigned int)r->size)
-			goto out;
-		if (n > (r->size - off) / 8)
-			n = (r->size - off) / 8;
-		if (n > 128)
-			n = 128;
-		memcpy(st, (char *)r->data + off, n * 8);
-		ev.stack = st;
-		ev.nstack = (int)n;
-		ft_analysis_feed(rd->a, &ev);
-		goto out;
-	}
-	if (d->lock == FT_LK_CONTENTION) {
-		ev.mapping = num(d->f_addr, r, &ok);
-		ev.index = num(d->f_flags, r, &ok);
-	} else if (d->lock == FT_LK_MEMTYPE) {
-		ev.mapping = num(d->f_start, r, &ok);
-		ev.index = num(d->f_end, r, &ok);
-	} else {
-		ev.mapping = num(d->f_mapping, r, &ok);
-		ev.index = num(d->f_index, r, &ok);
-		ev.hash = num(d->f_hash, r, &ok);
-		ev.bucket = num(d->f_bucket, r, &ok);
-		ev.nbuckets = num(d->f_nbuckets, r, &ok);
-	}
-	ev.op = num(d->f_op, r, &ok);
-	ev.contended = !!num(d->f_contended, r, &ok);
-	ev.wait_ns = num(d->f_wait, r, &ok);
-	ev.hold_ns = num(d->f_hold, r, &ok);
-	ev.old_nbuckets = num(d->f_old, r, &ok);
-	ev.new_nbuckets = num(d->f_new, r, &ok);
-	ev.duration_ns = num(d->f_dur, r, &ok);
-	ev.result = (int)num(d->f_result, r, &ok);
-	if (!ok)
-		short_record(rd, cpu);
+	if (d->kind == FT_EV_MARKER)
+		decode_marker(rd, d, r, &ev);
+	else if (d->kind == FT_EV_STACK)
+		decode_stack(rd, d, r, &ev, ok);
 	else
-		ft_analysis_feed(rd->a, &ev);
+		decode_checked(rd, d, r, &ev, ok, cpu);
 out:
 	if (h)
 		ft_isolate_phase(FT_PHASE_LIB);
@@ -668,15 +720,11 @@ static void deep_check(struct layout *lay, const unsigned char *pg,
 	}
 }
 
-static int validate(const char *file, struct layout *lay)
+/* the file mapped read-only into *map, its size in *len; -1: said why */
+static int map_file(const char *file, void **map, size_t *len)
 {
-	struct cur c = { 0 };
-	uint64_t n, i, cpus, page, cmd, long_size;
-	int deep;
 	struct stat st;
-	const char *why = NULL;
-	int fd, ret = -1;
-	void *map;
+	int fd;
 
 	fd = open(file, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st)) {
@@ -691,135 +739,127 @@ static int validate(const char *file, struct layout *lay)
 		       (long long)st.st_size);
 		return -1;
 	}
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	*map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	if (map == MAP_FAILED) {
+	if (*map == MAP_FAILED) {
 		ft_err("%s: %s", file, strerror(errno));
 		return -1;
 	}
-	c.p = map;
-	c.len = st.st_size;
-	lay->base = map;
-	if (expect(&c, "\x17\x08\x44tracing", 10)) {
-		why = "not a trace.dat file (bad magic)";
-		goto out;
-	}
-	if (c.p[c.off] != '6' || c.p[c.off + 1] != '\0') {
-		/* other versions: libtracecmd's job; their page size, for on_record() */
-		const unsigned char *z = memchr(c.p + c.off, 0, c.len - c.off);
+	*len = st.st_size;
+	return 0;
+}
 
-		uint32_t p32 = 0;
+/* other versions: libtracecmd's job; their page size, for on_record() */
+static void other_version(const struct cur *c, struct layout *lay)
+{
+	const unsigned char *z = memchr(c->p + c->off, 0, c->len - c->off);
+	uint32_t p32 = 0;
 
-		if (z && (size_t)(z - c.p) + 7 <= c.len)
-			memcpy(&p32, z + 3, 4);
-		if (ft_is_pow2(p32))
-			lay->page = p32;
-		ret = 0;
-		goto out;
-	}
-	c.off += 2;
-	if (rd(&c, 1) != 0) {
-		why = "big-endian trace.dat files are not supported";
-		goto out;
-	}
-	n = rd(&c, 1);
-	long_size = n;
-	page = rd(&c, 4);
-	if (c.bad || (n != 4 && n != 8) || page < 64 || page > (1 << 20) ||
-	    !ft_is_pow2(page)) {
-		why = "corrupt header (long size or page size)";
-		goto out;
-	}
-	if (expect(&c, "header_page", 12)) {
-		why = "corrupt header (header_page)";
-		goto out;
-	}
-	n = rd(&c, 8);
-	if (!c.bad && n <= c.len - c.off)
-		lay->std_header_page = std_header_page(c.p + c.off, n);
-	skip(&c, n);
-	if (expect(&c, "header_event", 13)) {
-		why = "corrupt or truncated header (header_event)";
-		goto out;
-	}
-	skip(&c, rd(&c, 8));
-	n = rd(&c, 4);				/* ftrace formats */
-	for (i = 0; i < n && !c.bad; i++)
-		skip(&c, rd(&c, 8));
-	n = rd(&c, 4);				/* systems */
-	for (i = 0; i < n && !c.bad; i++) {
+	if (z && (size_t)(z - c->p) + 7 <= c->len)
+		memcpy(&p32, z + 3, 4);
+	if (ft_is_pow2(p32))
+		lay->page = p32;
+}
+
+/*
+ * A version 6 header after the version string, up to the flyrecord
+ * section's per-CPU table: NULL, or what is wrong with it.
+ */
+static const char *check_header(struct cur *c, struct layout *lay,
+				uint64_t *page, uint64_t *long_size,
+				uint64_t *cpus)
+{
+	uint64_t n, i, cmd;
+
+	if (rd(c, 1) != 0)
+		return "big-endian trace.dat files are not supported";
+	n = rd(c, 1);
+	*long_size = n;
+	*page = rd(c, 4);
+	if (c->bad || (n != 4 && n != 8) || *page < 64 || *page > (1 << 20) ||
+	    !ft_is_pow2(*page))
+		return "corrupt header (long size or page size)";
+	if (expect(c, "header_page", 12))
+		return "corrupt header (header_page)";
+	n = rd(c, 8);
+	if (!c->bad && n <= c->len - c->off)
+		lay->std_header_page = std_header_page(c->p + c->off, n);
+	skip(c, n);
+	if (expect(c, "header_event", 13))
+		return "corrupt or truncated header (header_event)";
+	skip(c, rd(c, 8));
+	n = rd(c, 4);				/* ftrace formats */
+	for (i = 0; i < n && !c->bad; i++)
+		skip(c, rd(c, 8));
+	n = rd(c, 4);				/* systems */
+	for (i = 0; i < n && !c->bad; i++) {
 		uint64_t e, j;
-		const unsigned char *z = memchr(c.p + c.off, 0, c.len - c.off);
+		const unsigned char *z = memchr(c->p + c->off, 0, c->len - c->off);
 
-		if (!z || z - (c.p + c.off) > 256) {
-			c.bad = 1;
+		if (!z || z - (c->p + c->off) > 256) {
+			c->bad = 1;
 			break;
 		}
-		c.off = z - c.p + 1;
-		e = rd(&c, 4);
-		for (j = 0; j < e && !c.bad; j++)
-			skip(&c, rd(&c, 8));
+		c->off = z - c->p + 1;
+		e = rd(c, 4);
+		for (j = 0; j < e && !c->bad; j++)
+			skip(c, rd(c, 8));
 	}
-	skip(&c, rd(&c, 4));			/* kallsyms */
-	skip(&c, rd(&c, 4));			/* printk formats */
-	skip(&c, rd(&c, 8));			/* cmdlines */
-	cpus = rd(&c, 4);
-	if (c.bad) {
-		why = "truncated or corrupt header (event formats)";
-		goto out;
-	}
-	if (!cpus || cpus > 8192) {
-		why = "corrupt header (cpu count)";
-		goto out;
-	}
-	lay->plain = long_size == 8 && lay->std_header_page;
-	if (c.len - c.off >= 10 && !memcmp(c.p + c.off, "options  ", 10)) {
-		c.off += 10;
-		while (!c.bad && (cmd = rd(&c, 2)) != 0) {
+	skip(c, rd(c, 4));			/* kallsyms */
+	skip(c, rd(c, 4));			/* printk formats */
+	skip(c, rd(c, 8));			/* cmdlines */
+	*cpus = rd(c, 4);
+	if (c->bad)
+		return "truncated or corrupt header (event formats)";
+	if (!*cpus || *cpus > 8192)
+		return "corrupt header (cpu count)";
+	lay->plain = *long_size == 8 && lay->std_header_page;
+	if (c->len - c->off >= 10 && !memcmp(c->p + c->off, "options  ", 10)) {
+		c->off += 10;
+		while (!c->bad && (cmd = rd(c, 2)) != 0) {
 			if (cmd != 2 && cmd != 4)	/* CPUSTATS, TRACECLOCK */
 				lay->plain = 0;
-			skip(&c, rd(&c, 4));
+			skip(c, rd(c, 4));
 		}
 	}
-	/* the pages the library path will read: see struct layout */
-	deep = lay->std_header_page && long_size == 8 &&
-	       (lay->lib || !lay->plain);
-	if (expect(&c, "flyrecord", 10)) {
-		why = c.len - c.off < 10 ? "truncated header (no flyrecord section)" :
+	if (expect(c, "flyrecord", 10))
+		return c->len - c->off < 10 ? "truncated header (no flyrecord section)" :
 			"unsupported or corrupt trace.dat (no flyrecord section)";
-		goto out;
-	}
+	return NULL;
+}
+
+/*
+ * The per-CPU table and the commits of the data pages: NULL, or what is
+ * wrong with them.  deep: check the pages for the library path too.
+ */
+static const char *check_cpu_data(struct cur *c, struct layout *lay,
+				  uint64_t cpus, uint64_t page, int deep)
+{
+	uint64_t i;
+
 	if (lay->plain) {
 		lay->off = calloc(cpus, sizeof(*lay->off));
 		lay->size = calloc(cpus, sizeof(*lay->size));
 		lay->cpus = cpus;
 		lay->page = page;
-		if (!lay->off || !lay->size) {
-			why = "out of memory";
-			goto out;
-		}
+		if (!lay->off || !lay->size)
+			return "out of memory";
 	}
 	for (i = 0; i < cpus; i++) {
-		uint64_t off = rd(&c, 8), size = rd(&c, 8), q;
+		uint64_t off = rd(c, 8), size = rd(c, 8), q;
 
 		if (lay->plain) {
 			lay->off[i] = off;
 			lay->size[i] = size;
 		}
-		if (c.bad) {
-			why = "truncated header (per-CPU offsets)";
-			goto out;
-		}
+		if (c->bad)
+			return "truncated header (per-CPU offsets)";
 		if (!size)
 			continue;
-		if (off > c.len || size > c.len - off) {
-			why = "truncated: CPU data extends beyond the end of the file";
-			goto out;
-		}
-		if (off % page || size % page) {
-			why = "corrupt CPU data (not page aligned)";
-			goto out;
-		}
+		if (off > c->len || size > c->len - off)
+			return "truncated: CPU data extends beyond the end of the file";
+		if (off % page || size % page)
+			return "corrupt CPU data (not page aligned)";
 		/*
 		 * The fast path checks each page's commit as it decodes it
 		 * (cur_page()): a pass of its own touched every page of the
@@ -830,32 +870,60 @@ static int validate(const char *file, struct layout *lay)
 		for (q = off; q < off + size; q += page) {
 			uint64_t commit;
 
-			memcpy(&commit, c.p + q + 8, 8);
+			memcpy(&commit, c->p + q + 8, 8);
 			commit &= (1ULL << 27) - 1;	/* flag bits on top */
-			if (commit > page - 16) {
-				why = "corrupt CPU data page (bad commit size)";
-				goto out;
-			}
+			if (commit > page - 16)
+				return "corrupt CPU data page (bad commit size)";
 			lay->committed += commit;
 			if (deep)
-				deep_check(lay, c.p + q, commit, i);
+				deep_check(lay, c->p + q, commit, i);
 			/* this pass touches every page: do not keep them */
 			if (((q + page) & ((4u << 20) - 1)) == 0)
-				madvise((void *)(((uintptr_t)c.p + q + page - (4u << 20)) &
+				madvise((void *)(((uintptr_t)c->p + q + page - (4u << 20)) &
 						 ~((uintptr_t)getpagesize() - 1)),
 					4u << 20, MADV_DONTNEED);
 		}
 	}
-	ret = 0;
+	return NULL;
+}
+
+static int validate(const char *file, struct layout *lay)
+{
+	struct cur c = { 0 };
+	uint64_t cpus = 0, page = 0, long_size = 0;
+	const char *why = NULL;
+	void *map;
+	size_t len;
+	int deep;
+
+	if (map_file(file, &map, &len))
+		return -1;
+	c.p = map;
+	c.len = len;
+	lay->base = map;
+	if (expect(&c, "\x17\x08\x44tracing", 10)) {
+		why = "not a trace.dat file (bad magic)";
+		goto out;
+	}
+	if (c.p[c.off] != '6' || c.p[c.off + 1] != '\0') {
+		other_version(&c, lay);
+		goto out;
+	}
+	c.off += 2;
+	why = check_header(&c, lay, &page, &long_size, &cpus);
+	if (why)
+		goto out;
+	/* the pages the library path will read: see struct layout */
+	deep = lay->std_header_page && long_size == 8 &&
+	       (lay->lib || !lay->plain);
+	why = check_cpu_data(&c, lay, cpus, page, deep);
 out:
 	if (c.bad && !why)
 		why = "truncated or corrupt header";
-	if (why) {
+	if (why)
 		ft_err("%s: %s", file, why);
-		ret = -1;
-	}
-	munmap(map, st.st_size);
-	return ret;
+	munmap(map, len);
+	return why ? -1 : 0;
 }
 
 /*
@@ -1152,6 +1220,45 @@ static void lib_loud(int saved)
 	close(saved);
 }
 
+/*
+ * The library path: libtracecmd iterates the records, unless a page
+ * would make it read past its commit or loop.  <0 on error (said).
+ */
+static int lib_read(const char *file, struct tracecmd_input *h,
+		    struct reader *rd, struct layout *lay)
+{
+	int ret, quiet;
+
+	if (lay->past_commit) {
+		ft_err("%s: cpu %d: %llu data page%s with an event length that "
+		       "runs past the page's commit or wraps (the first at "
+		       "offset %#llx): libtracecmd would read beyond it or loop "
+		       "(the in-place reader skips and counts them)", file,
+		       lay->past_commit_cpu,
+		       (unsigned long long)lay->past_commit,
+		       lay->past_commit == 1 ? "" : "s",
+		       (unsigned long long)lay->past_commit_off);
+		return -1;
+	}
+	quiet = lib_quiet();
+	ret = iterate_all(h, rd);
+	lib_loud(quiet);
+	if (rd->looped)
+		ft_err("%s: cpu %d: an event length in the data page at "
+		       "offset %#llx leads back into the page, which "
+		       "libtracecmd would read forever", file, rd->loop_cpu,
+		       (unsigned long long)rd->loop_off);
+	else if (ret < 0)
+		ft_err("%s: error while reading the event data "
+		       "(truncated?)", file);
+	/* libtracecmd says nothing of an empty page's missed events */
+	if (lay->empty_missed)
+		ft_analysis_lost(rd->a, -1, (long long)lay->empty_missed);
+	for (; lay->empty_missed_unknown; lay->empty_missed_unknown--)
+		ft_analysis_lost(rd->a, -1, -1);
+	return ret;
+}
+
 int ft_read_tracedat(const char *file, struct ft_analysis *a)
 {
 	struct tracecmd_input *h;
@@ -1206,33 +1313,8 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		ft_consumers_attach(a, file);
 	if (lay.plain && tracecmd_buffer_instances(h) == 0 && !lay.lib) {
 		ret = fast_read(file, &lay, rd);	/* says why itself */
-	} else if (lay.past_commit) {
-		ft_err("%s: cpu %d: %llu data page%s with an event length that "
-		       "runs past the page's commit or wraps (the first at "
-		       "offset %#llx): libtracecmd would read beyond it or loop "
-		       "(the in-place reader skips and counts them)", file,
-		       lay.past_commit_cpu,
-		       (unsigned long long)lay.past_commit,
-		       lay.past_commit == 1 ? "" : "s",
-		       (unsigned long long)lay.past_commit_off);
-		ret = -1;
 	} else {
-		quiet = lib_quiet();
-		ret = iterate_all(h, rd);
-		lib_loud(quiet);
-		if (rd->looped)
-			ft_err("%s: cpu %d: an event length in the data page at "
-			       "offset %#llx leads back into the page, which "
-			       "libtracecmd would read forever", file, rd->loop_cpu,
-			       (unsigned long long)rd->loop_off);
-		else if (ret < 0)
-			ft_err("%s: error while reading the event data "
-			       "(truncated?)", file);
-		/* libtracecmd says nothing of an empty page's missed events */
-		if (lay.empty_missed)
-			ft_analysis_lost(a, -1, (long long)lay.empty_missed);
-		for (; lay.empty_missed_unknown; lay.empty_missed_unknown--)
-			ft_analysis_lost(a, -1, -1);
+		ret = lib_read(file, h, rd, &lay);
 	}
 	free(lay.off);
 	free(lay.size);

@@ -133,13 +133,120 @@ static void put_system_formats(struct out *o, const char *sys, int with_name)
 	tracefs_list_free(ev);
 }
 
+/* the initial format, the headers, the event formats, kallsyms, cmdlines */
+static void put_headers(struct out *o, const struct ft_inst *fi, size_t page_size)
+{
+	char lsize = sizeof(long);
+	int i;
+
+	put(o, "\x17\x08\x44" "tracing" "6", 11);
+	put(o, "", 1);
+	put(o, "\0", 1);			/* little endian (x86) */
+	put(o, &lsize, 1);
+	put32(o, page_size);
+
+	/* header info */
+	put(o, "header_page", 12);
+	put_file64(o, "events/header_page");
+	put(o, "header_event", 13);
+	put_file64(o, "events/header_event");
+
+	/* ftrace event formats (print carries the trace_marker phases) */
+	put_system_formats(o, "ftrace", 0);
+
+	/* event formats of the systems we enabled */
+	put32(o, fi->nsys);
+	for (i = 0; i < fi->nsys; i++)
+		put_system_formats(o, fi->systems[i], 1);
+
+	/*
+	 * kallsyms only for the lock:contention fallback, whose lock
+	 * addresses and kernel stacks report names offline (and trace-cmd
+	 * report prints the stacks with names); no trace_printk formats.
+	 */
+	if (fi->evset == FT_EVS_CONTENTION)
+		put_kallsyms(o);
+	else
+		put32(o, 0);
+	put32(o, 0);
+
+	put_file64(o, "saved_cmdlines");
+}
+
+/* the CPU count and the options: the trace clock, each CPU's stats */
+static void put_options(struct out *o, const struct ft_inst *fi, int ncpus,
+			char **cpustats)
+{
+	char *clock;
+	int i;
+
+	put32(o, ncpus);
+	put(o, "options  ", 10);
+	clock = tracefs_instance_file_read(fi->inst, "trace_clock", NULL);
+	if (clock) {
+		put16(o, OPT_TRACECLOCK);
+		put32(o, strlen(clock) + 1);
+		put(o, clock, strlen(clock) + 1);
+		free(clock);
+	}
+	for (i = 0; cpustats && i < ncpus; i++) {
+		char hdr[32];
+		size_t hl, sl;
+
+		if (!cpustats[i])
+			continue;
+		hl = snprintf(hdr, sizeof(hdr), "CPU: %d\n", i);
+		sl = strlen(cpustats[i]);
+		put16(o, OPT_CPUSTATS);
+		put32(o, hl + sl + 1);
+		put(o, hdr, hl);
+		put(o, cpustats[i], sl + 1);
+	}
+	put16(o, OPT_DONE);
+}
+
+/* the flyrecord section: each CPU's offset and size, then its pages */
+static void put_flyrecord(struct out *o, int ncpus, char **cpu_files,
+			  const uint64_t *sizes, size_t page_size)
+{
+	uint64_t data_off, pad;
+	char buf[65536];
+	int i;
+
+	put(o, "flyrecord", 10);
+	data_off = o->off + 16ULL * ncpus;
+	data_off = (data_off + page_size - 1) & ~((uint64_t)page_size - 1);
+	for (i = 0; i < ncpus; i++) {
+		put64(o, data_off);
+		put64(o, sizes[i]);
+		data_off += sizes[i];
+		data_off = (data_off + page_size - 1) & ~((uint64_t)page_size - 1);
+	}
+	for (i = 0; i < ncpus && !o->err; i++) {
+		int fd;
+		ssize_t r;
+
+		pad = ((o->off + page_size - 1) & ~((uint64_t)page_size - 1)) - o->off;
+		memset(buf, 0, pad < sizeof(buf) ? pad : sizeof(buf));
+		put(o, buf, pad);
+		if (!sizes[i])
+			continue;
+		fd = open(cpu_files[i], O_RDONLY);
+		if (fd < 0) {
+			o->err = errno;
+			break;
+		}
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			put(o, buf, r);
+		close(fd);
+	}
+}
+
 int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
 		      char **cpu_files, char **cpustats, size_t page_size)
 {
 	struct out o = { .fd = -1 };
-	uint64_t *sizes, data_off, pad;
-	char *clock;
-	char buf[65536];
+	uint64_t *sizes;
 	int i, ret = -1;
 
 	sizes = calloc(ncpus, sizeof(*sizes));
@@ -157,93 +264,9 @@ int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
 		free(sizes);
 		return -1;
 	}
-
-	/* initial format */
-	put(&o, "\x17\x08\x44" "tracing" "6", 11);
-	put(&o, "", 1);
-	put(&o, "\0", 1);			/* little endian (x86) */
-	buf[0] = sizeof(long);
-	put(&o, buf, 1);
-	put32(&o, page_size);
-
-	/* header info */
-	put(&o, "header_page", 12);
-	put_file64(&o, "events/header_page");
-	put(&o, "header_event", 13);
-	put_file64(&o, "events/header_event");
-
-	/* ftrace event formats (print carries the trace_marker phases) */
-	put_system_formats(&o, "ftrace", 0);
-
-	/* event formats of the systems we enabled */
-	put32(&o, fi->nsys);
-	for (i = 0; i < fi->nsys; i++)
-		put_system_formats(&o, fi->systems[i], 1);
-
-	/*
-	 * kallsyms only for the lock:contention fallback, whose lock
-	 * addresses and kernel stacks report names offline (and trace-cmd
-	 * report prints the stacks with names); no trace_printk formats.
-	 */
-	if (fi->evset == FT_EVS_CONTENTION)
-		put_kallsyms(&o);
-	else
-		put32(&o, 0);
-	put32(&o, 0);
-
-	put_file64(&o, "saved_cmdlines");
-
-	put32(&o, ncpus);
-	put(&o, "options  ", 10);
-	clock = tracefs_instance_file_read(fi->inst, "trace_clock", NULL);
-	if (clock) {
-		put16(&o, OPT_TRACECLOCK);
-		put32(&o, strlen(clock) + 1);
-		put(&o, clock, strlen(clock) + 1);
-		free(clock);
-	}
-	for (i = 0; cpustats && i < ncpus; i++) {
-		char hdr[32];
-		size_t hl, sl;
-
-		if (!cpustats[i])
-			continue;
-		hl = snprintf(hdr, sizeof(hdr), "CPU: %d\n", i);
-		sl = strlen(cpustats[i]);
-		put16(&o, OPT_CPUSTATS);
-		put32(&o, hl + sl + 1);
-		put(&o, hdr, hl);
-		put(&o, cpustats[i], sl + 1);
-	}
-	put16(&o, OPT_DONE);
-
-	put(&o, "flyrecord", 10);
-	data_off = o.off + 16ULL * ncpus;
-	data_off = (data_off + page_size - 1) & ~((uint64_t)page_size - 1);
-	for (i = 0; i < ncpus; i++) {
-		put64(&o, data_off);
-		put64(&o, sizes[i]);
-		data_off += sizes[i];
-		data_off = (data_off + page_size - 1) & ~((uint64_t)page_size - 1);
-	}
-	for (i = 0; i < ncpus && !o.err; i++) {
-		int fd;
-		ssize_t r;
-
-		pad = ((o.off + page_size - 1) & ~((uint64_t)page_size - 1)) - o.off;
-		memset(buf, 0, pad < sizeof(buf) ? pad : sizeof(buf));
-		put(&o, buf, pad);
-		if (!sizes[i])
-			continue;
-		fd = open(cpu_files[i], O_RDONLY);
-		if (fd < 0) {
-			o.err = errno;
-			break;
-		}
-		while ((r = read(fd, buf, sizeof(buf))) > 0)
-			put(&o, buf, r);
-		close(fd);
-	}
+	put_headers(&o, fi, page_size);
+	put_options(&o, fi, ncpus, cpustats);
+	put_flyrecord(&o, ncpus, cpu_files, sizes, page_size);
 	if (!o.err)
 		ret = 0;
 	if (close(o.fd) && !o.err)

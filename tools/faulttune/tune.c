@@ -239,35 +239,34 @@ static int parse_num(const char *opt, const char *arg, uint64_t lo,
 	return ft_opt_uint("tune", opt, arg, lo, hi, v);
 }
 
-static int parse_tune(int argc, char **argv, struct tune_ctx *c)
+static const struct option tune_lo[] = {
+	{ "target", required_argument, NULL, 'T' },
+	{ "max-size", required_argument, NULL, 'm' },
+	{ "reps", required_argument, NULL, 'r' },
+	{ "warmup", required_argument, NULL, 'W' },
+	{ "probes", required_argument, NULL, 'P' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "size", required_argument, NULL, 's' },
+	{ "page-size", required_argument, NULL, 'p' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "full", no_argument, NULL, 'F' },
+	{ "apply", no_argument, NULL, 'a' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "current", required_argument, NULL, 'c' },
+	{ "from", no_argument, NULL, 1 },
+	{ "knob", required_argument, NULL, 2 },
+	{ "plot", required_argument, NULL, 4 },
+	{ "budget", required_argument, NULL, 'B' },
+	{ "budget-time", required_argument, NULL, 5 },
+	{ "force", no_argument, NULL, 6 },
+	{ "timeout", required_argument, NULL, 7 },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void tune_defaults(struct tune_ctx *c)
 {
-	static const struct option lo[] = {
-		{ "target", required_argument, NULL, 'T' },
-		{ "max-size", required_argument, NULL, 'm' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "probes", required_argument, NULL, 'P' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "size", required_argument, NULL, 's' },
-		{ "page-size", required_argument, NULL, 'p' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "full", no_argument, NULL, 'F' },
-		{ "apply", no_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "current", required_argument, NULL, 'c' },
-		{ "from", no_argument, NULL, 1 },
-		{ "knob", required_argument, NULL, 2 },
-		{ "plot", required_argument, NULL, 4 },
-		{ "budget", required_argument, NULL, 'B' },
-		{ "budget-time", required_argument, NULL, 5 },
-		{ "force", no_argument, NULL, 6 },
-		{ "timeout", required_argument, NULL, 7 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int o, from = 0, dd;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t v;
 
 	c->knob = KNOB;
 	c->reps = 5;
@@ -284,153 +283,151 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 	c->bench.size = 64ULL << 20;
 	c->bench.page_size = 2ULL << 20;
 	c->bench.reps = 1;
-	/*
-	 * Options go before "--" and the COMMAND after it; with --from the
-	 * files may come anywhere among the options.
-	 */
-	for (dd = 1; dd < argc && strcmp(argv[dd], "--"); dd++)
-		;
-	if (dd < argc)
-		c->cmd = argv + dd + 1;
-	optind = 0;
-	opterr = 0;
-	while ((o = getopt_long(dd, argv, "T:m:r:W:P:B:t:s:p:S:c:Fajh", lo,
-				NULL)) != -1) {
-		switch (o) {
-		case 'T':
-			if (ft_opt_double("tune", "--target", optarg, 0.001, 99.9,
-					  &c->target))
-				return -1;
-			break;
-		case 'm':
-			if (parse_num("--max-size", optarg, 1, FT_MODEL_MAX_SIZE, &v))
-				return -1;
-			if (!ft_is_pow2(v)) {
-				ft_err("tune: --max-size wants a power of two, got '%s'",
-				       optarg);
-				return -1;
-			}
-			c->max_size = (uint32_t)v;
-			break;
-		case 'r':
-			if (parse_num("--reps", optarg, 1, 1000, &v))
-				return -1;
-			c->reps = (int)v;
-			break;
-		case 'W':
-			if (parse_num("--warmup", optarg, 0, 1000, &v))
-				return -1;
-			c->warmup = (int)v;
-			break;
-		case 'P':
-			if (parse_num("--probes", optarg, 1, 1000, &v))
-				return -1;
-			c->probes = (int)v;
-			break;
-		case 'B':
-			if (parse_num("--budget", optarg, 1, 1000, &v))
-				return -1;
-			c->budget_runs = (int)v;
-			break;
-		case 5:
-			if (ft_opt_double("tune", "--budget-time", optarg, 0, 1e6,
-					  &c->budget_s))
-				return -1;
-			break;
-		case 6:
-			c->force = 1;
-			break;
-		case 7:
-			if (ft_opt_double("tune", "--timeout", optarg, 0, 1e6,
-					  &c->timeout))
-				return -1;
-			break;
-		case 't':
-			if (parse_num("--threads", optarg, 1, 65536, &v))
-				return -1;
-			c->threads = (int)v;
-			c->threads_set = 1;
-			break;
-		case 's':
-			if (ft_parse_size(optarg, &c->bench.size) || !c->bench.size) {
-				ft_err("tune: bad --size '%s' (bytes, or with K, M, G)",
-				       optarg);
-				return -1;
-			}
-			break;
-		case 'p':
-			if (ft_parse_size(optarg, &c->bench.page_size) ||
-			    !ft_is_pow2(c->bench.page_size)) {
-				ft_err("tune: bad --page-size '%s' (a power of two, "
-				       "with K, M, G)", optarg);
-				return -1;
-			}
-			break;
-		case 'S':
-			if (parse_num("--seed", optarg, 0, UINT32_MAX, &v))
-				return -1;
-			c->seed = (unsigned int)v;
-			break;
-		case 'c':
-			if (parse_num("--current", optarg, 1, 1u << 24, &v))
-				return -1;
-			if (!ft_is_pow2(v)) {
-				ft_err("tune: --current wants a power of two, got '%s'",
-				       optarg);
-				return -1;
-			}
-			c->saved = (uint32_t)v;
-			break;
-		case 'F':
-			c->full = 1;
-			break;
-		case 'a':
-			c->apply = 1;
-			break;
-		case 'j':
-			c->fmt = FT_FMT_JSON;
-			break;
-		case 1:
-			from = 1;
-			break;
-		case 2:
-			c->knob = optarg;
-			break;
-		case 4:
-			c->plot = optarg;
-			break;
-		case 'h':
-			tune_usage(stdout);
-			return 1;
-		default:
-			ft_err("tune: unknown or incomplete option '%s'",
-			       argv[optind - 1]);
-			tune_usage(stderr);
-			return -1;
-		}
-	}
-	if (c->cmd && !c->cmd[0]) {
-		ft_err("tune: no COMMAND after --");
+}
+
+/* a power of two in [1, hi] for --max-size and --current */
+static int parse_pow2(const char *opt, const char *arg, uint64_t hi, uint32_t *out)
+{
+	uint64_t v;
+
+	if (parse_num(opt, arg, 1, hi, &v))
+		return -1;
+	if (!ft_is_pow2(v)) {
+		ft_err("tune: %s wants a power of two, got '%s'", opt, arg);
 		return -1;
 	}
-	if (from) {
-		if (c->cmd || optind >= dd) {
-			ft_err("tune: --from wants one or more recordings, and no "
-			       "COMMAND");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* a count in [lo, 1000]: --reps, --warmup, --probes, --budget */
+static int parse_count(const char *opt, const char *arg, uint64_t lo, int *out)
+{
+	uint64_t v;
+
+	if (parse_num(opt, arg, lo, 1000, &v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/*
+ * The options that take a number: 0 when taken, -1 on a bad value, 1
+ * when o is not one of them.
+ */
+static int tune_opt_number(struct tune_ctx *c, int o, const char *arg)
+{
+	uint64_t v;
+
+	switch (o) {
+	case 'T':
+		return ft_opt_double("tune", "--target", arg, 0.001, 99.9,
+				     &c->target) ? -1 : 0;
+	case 'm':
+		return parse_pow2("--max-size", arg, FT_MODEL_MAX_SIZE, &c->max_size);
+	case 'r':
+		return parse_count("--reps", arg, 1, &c->reps);
+	case 'W':
+		return parse_count("--warmup", arg, 0, &c->warmup);
+	case 'P':
+		return parse_count("--probes", arg, 1, &c->probes);
+	case 'B':
+		return parse_count("--budget", arg, 1, &c->budget_runs);
+	case 5:
+		return ft_opt_double("tune", "--budget-time", arg, 0, 1e6,
+				     &c->budget_s) ? -1 : 0;
+	case 7:
+		return ft_opt_double("tune", "--timeout", arg, 0, 1e6,
+				     &c->timeout) ? -1 : 0;
+	case 't':
+		if (parse_num("--threads", arg, 1, 65536, &v))
+			return -1;
+		c->threads = (int)v;
+		c->threads_set = 1;
+		return 0;
+	case 'S':
+		if (parse_num("--seed", arg, 0, UINT32_MAX, &v))
+			return -1;
+		c->seed = (unsigned int)v;
+		return 0;
+	case 'c':
+		return parse_pow2("--current", arg, 1u << 24, &c->saved);
+	}
+	return 1;
+}
+
+/*
+ * The other options but --help: 0 when taken, -1 on a bad value, 1 when
+ * o is none of them.
+ */
+static int tune_opt_other(struct tune_ctx *c, int o, const char *arg, int *from)
+{
+	switch (o) {
+	case 's':
+		if (ft_parse_size(arg, &c->bench.size) || !c->bench.size) {
+			ft_err("tune: bad --size '%s' (bytes, or with K, M, G)", arg);
 			return -1;
 		}
-		for (; optind < dd; optind++) {
-			if (c->nfrom == MAX_FROM) {
-				ft_err("tune: --from takes at most %d files", MAX_FROM);
-				return -1;
-			}
-			c->from[c->nfrom++] = argv[optind];
+		break;
+	case 'p':
+		if (ft_parse_size(arg, &c->bench.page_size) ||
+		    !ft_is_pow2(c->bench.page_size)) {
+			ft_err("tune: bad --page-size '%s' (a power of two, "
+			       "with K, M, G)", arg);
+			return -1;
 		}
-		return 0;
+		break;
+	case 6:
+		c->force = 1;
+		break;
+	case 'F':
+		c->full = 1;
+		break;
+	case 'a':
+		c->apply = 1;
+		break;
+	case 'j':
+		c->fmt = FT_FMT_JSON;
+		break;
+	case 1:
+		*from = 1;
+		break;
+	case 2:
+		c->knob = arg;
+		break;
+	case 4:
+		c->plot = arg;
+		break;
+	default:
+		return 1;
 	}
-	if (optind < dd) {
+	return 0;
+}
+
+/* --from: the recordings, argv[first] to argv[end - 1] */
+static int check_from(struct tune_ctx *c, char **argv, int first, int end)
+{
+	if (c->cmd || first >= end) {
+		ft_err("tune: --from wants one or more recordings, and no "
+		       "COMMAND");
+		return -1;
+	}
+	for (; first < end; first++) {
+		if (c->nfrom == MAX_FROM) {
+			ft_err("tune: --from takes at most %d files", MAX_FROM);
+			return -1;
+		}
+		c->from[c->nfrom++] = argv[first];
+	}
+	return 0;
+}
+
+/* live: no stray argument, no option of --from, a budget above the probes */
+static int check_live(struct tune_ctx *c, char **argv, int first, int end)
+{
+	if (first < end) {
 		ft_err("tune: unexpected argument '%s' (a COMMAND comes after --, "
-		       "recordings after --from)", argv[optind]);
+		       "recordings after --from)", argv[first]);
 		return -1;
 	}
 	if (c->saved) {
@@ -455,6 +452,48 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		return -1;
 	}
 	return 0;
+}
+
+/* 0: run, 1: --help printed, -1: a bad command line (said) */
+static int parse_tune(int argc, char **argv, struct tune_ctx *c)
+{
+	int o, from = 0, dd, ret;
+
+	tune_defaults(c);
+	/*
+	 * Options go before "--" and the COMMAND after it; with --from the
+	 * files may come anywhere among the options.
+	 */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--"); dd++)
+		;
+	if (dd < argc)
+		c->cmd = argv + dd + 1;
+	optind = 0;
+	opterr = 0;
+	while ((o = getopt_long(dd, argv, "T:m:r:W:P:B:t:s:p:S:c:Fajh", tune_lo,
+				NULL)) != -1) {
+		if (o == 'h') {
+			tune_usage(stdout);
+			return 1;
+		}
+		ret = tune_opt_number(c, o, optarg);
+		if (ret > 0)
+			ret = tune_opt_other(c, o, optarg, &from);
+		if (ret > 0) {
+			ft_err("tune: unknown or incomplete option '%s'",
+			       argv[optind - 1]);
+			tune_usage(stderr);
+		}
+		if (ret)
+			return -1;
+	}
+	if (c->cmd && !c->cmd[0]) {
+		ft_err("tune: no COMMAND after --");
+		return -1;
+	}
+	if (from)
+		return check_from(c, argv, optind, dd);
+	return check_live(c, argv, optind, dd);
 }
 
 /* the model's threads: the built-in workload already runs -t threads */
@@ -933,84 +972,81 @@ static void check_json(const struct tune_ctx *c)
 	putchar(']');
 }
 
-static void report(struct tune_ctx *c)
+/* tune's result as one JSON object */
+static void report_json(const struct tune_ctx *c, const struct confirm *cf,
+			uint32_t rec, int nmeas)
+{
+	int i;
+
+	printf("{\"knob\":");
+	ft_json_str(stdout, c->knob);
+	printf(",\"saved\":%u,\"workload\":", c->saved);
+	if (c->cmd) {
+		printf("\"command\",\"command\":[");
+		for (i = 0; c->cmd[i]; i++) {
+			if (i)
+				putchar(',');
+			ft_json_str(stdout, c->cmd[i]);
+		}
+		putchar(']');
+	} else {
+		printf("\"threads\",\"size_bytes\":%llu",
+		       (unsigned long long)c->bench.size);
+	}
+	printf(",\"threads\":%d,\"reps\":%d,\"warmup\":%d,\"probes\":%d,"
+	       "\"seed\":%u,\"target_pct\":%g,\"mode\":\"%s\",\"runs\":%d,"
+	       "\"sizes_measured\":%d,\"wall_s\":%.3f,\"model\":",
+	       c->threads, c->reps, c->warmup, c->probes, c->seed,
+	       c->target, c->full ? "full" : "model", c->runs, nmeas,
+	       c->wall_s);
+	ft_advice_json(stdout, &c->adv);
+	printf(",\"order\":[");
+	for (i = 0; i < c->norder; i++)
+		printf("%s%u", i ? "," : "", c->order[i]);
+	printf("],\"measured\":[");
+	for (i = 0; i < c->nres; i++) {
+		struct size_result *r = &c->res[i];
+		double m, sd;
+
+		mean_sd(r->wall, r->runs, &m, &sd);
+		printf("%s{\"size\":%u,\"runs\":%d,\"wall_mean_s\":%.6f,"
+		       "\"wall_sd_s\":%.6f,\"acquisitions\":%llu,"
+		       "\"contended\":%llu,\"collisions\":%llu,"
+		       "\"sharing\":%llu,\"collision_wait_ns\":%.0f,"
+		       "\"fault_ns\":%.0f,\"collision_pct\":%.4f,"
+		       "\"lost_events\":%llu}", i ? "," : "", r->size,
+		       r->runs, m, sd, (unsigned long long)r->acq,
+		       (unsigned long long)r->contended,
+		       (unsigned long long)r->collisions,
+		       (unsigned long long)r->sharing, r->coll_wait,
+		       r->fault_ns, measured_pct(r),
+		       (unsigned long long)r->lost);
+	}
+	printf("],\"probes\":{\"runs\":%d,\"seconds\":%.3f,"
+	       "\"budget_runs\":%d,\"budget_s\":%g,\"stopped\":\"%s\","
+	       "\"pick\":%u}", c->nprobes, c->probe_s, c->budget_runs,
+	       c->budget_s, c->stopped ? c->stopped : "interrupted",
+	       c->probe_pick);
+	check_json(c);
+	printf(",\"recommended\":%u,\"keep\":%s,\"confirm\":{",
+	       rec, c->adv.pick.keep ? "true" : "false");
+	if (cf->have)
+		printf("\"diff_pct\":%.3f,\"ci_lo_pct\":%.3f,"
+		       "\"ci_hi_pct\":%.3f,\"measurable\":%s,", cf->ci.diff,
+		       cf->ci.lo, cf->ci.hi,
+		       cf->ci.lo > 0 || cf->ci.hi < 0 ? "true" : "false");
+	printf("\"statement\":");
+	ft_json_str(stdout, cf->text);
+	printf("},\"boot_parameter\":\"hugetlb_fault_mutexes=%u\","
+	       "\"applied\":%s}\n", rec, c->apply ? "true" : "false");
+}
+
+static void report_text(const struct tune_ctx *c, const struct confirm *cf,
+			uint32_t rec)
 {
 	char stop[160];
-	struct confirm cf;
-	uint32_t rec = c->adv.pick.idx >= 0 ?
-		c->adv.rows[c->adv.pick.idx].size : c->saved;
-	int i, nmeas = 0;
+	int i;
 
-	confirm(c, &cf);
-	for (i = 0; i < c->nres; i++)
-		nmeas += c->res[i].runs > 0;
-	c->apply_value = rec;
-	if (c->fmt == FT_FMT_JSON) {
-		printf("{\"knob\":");
-		ft_json_str(stdout, c->knob);
-		printf(",\"saved\":%u,\"workload\":", c->saved);
-		if (c->cmd) {
-			printf("\"command\",\"command\":[");
-			for (i = 0; c->cmd[i]; i++) {
-				if (i)
-					putchar(',');
-				ft_json_str(stdout, c->cmd[i]);
-			}
-			putchar(']');
-		} else {
-			printf("\"threads\",\"size_bytes\":%llu",
-			       (unsigned long long)c->bench.size);
-		}
-		printf(",\"threads\":%d,\"reps\":%d,\"warmup\":%d,\"probes\":%d,"
-		       "\"seed\":%u,\"target_pct\":%g,\"mode\":\"%s\",\"runs\":%d,"
-		       "\"sizes_measured\":%d,\"wall_s\":%.3f,\"model\":",
-		       c->threads, c->reps, c->warmup, c->probes, c->seed,
-		       c->target, c->full ? "full" : "model", c->runs, nmeas,
-		       c->wall_s);
-		ft_advice_json(stdout, &c->adv);
-		printf(",\"order\":[");
-		for (i = 0; i < c->norder; i++)
-			printf("%s%u", i ? "," : "", c->order[i]);
-		printf("],\"measured\":[");
-		for (i = 0; i < c->nres; i++) {
-			struct size_result *r = &c->res[i];
-			double m, sd;
-
-			mean_sd(r->wall, r->runs, &m, &sd);
-			printf("%s{\"size\":%u,\"runs\":%d,\"wall_mean_s\":%.6f,"
-			       "\"wall_sd_s\":%.6f,\"acquisitions\":%llu,"
-			       "\"contended\":%llu,\"collisions\":%llu,"
-			       "\"sharing\":%llu,\"collision_wait_ns\":%.0f,"
-			       "\"fault_ns\":%.0f,\"collision_pct\":%.4f,"
-			       "\"lost_events\":%llu}", i ? "," : "", r->size,
-			       r->runs, m, sd, (unsigned long long)r->acq,
-			       (unsigned long long)r->contended,
-			       (unsigned long long)r->collisions,
-			       (unsigned long long)r->sharing, r->coll_wait,
-			       r->fault_ns, measured_pct(r),
-			       (unsigned long long)r->lost);
-		}
-		printf("],\"probes\":{\"runs\":%d,\"seconds\":%.3f,"
-		       "\"budget_runs\":%d,\"budget_s\":%g,\"stopped\":\"%s\","
-		       "\"pick\":%u}", c->nprobes, c->probe_s, c->budget_runs,
-		       c->budget_s, c->stopped ? c->stopped : "interrupted",
-		       c->probe_pick);
-		check_json(c);
-		printf(",\"recommended\":%u,\"keep\":%s,\"confirm\":{",
-		       rec, c->adv.pick.keep ? "true" : "false");
-		if (cf.have)
-			printf("\"diff_pct\":%.3f,\"ci_lo_pct\":%.3f,"
-			       "\"ci_hi_pct\":%.3f,\"measurable\":%s,", cf.ci.diff,
-			       cf.ci.lo, cf.ci.hi,
-			       cf.ci.lo > 0 || cf.ci.hi < 0 ? "true" : "false");
-		printf("\"statement\":");
-		ft_json_str(stdout, cf.text);
-		printf("},\"boot_parameter\":\"hugetlb_fault_mutexes=%u\","
-		       "\"applied\":%s}\n", rec, c->apply ? "true" : "false");
-		if (c->plot)
-			do_plot(c, rec);
-		return;
-	}
 	printf("\nfaulttune tune: ");
 	if (c->cmd) {
 		printf("command");
@@ -1054,9 +1090,26 @@ static void report(struct tune_ctx *c)
 	check_text(c);
 	putchar('\n');
 	ft_advice_line(stdout, &c->adv);
-	printf("confirmation: %s\n", cf.text);
+	printf("confirmation: %s\n", cf->text);
 	printf("boot parameter: hugetlb_fault_mutexes=%u\n", rec);
 	printf("now:            echo %u > %s\n", rec, c->knob);
+}
+
+static void report(struct tune_ctx *c)
+{
+	struct confirm cf;
+	uint32_t rec = c->adv.pick.idx >= 0 ?
+		c->adv.rows[c->adv.pick.idx].size : c->saved;
+	int i, nmeas = 0;
+
+	confirm(c, &cf);
+	for (i = 0; i < c->nres; i++)
+		nmeas += c->res[i].runs > 0;
+	c->apply_value = rec;
+	if (c->fmt == FT_FMT_JSON)
+		report_json(c, &cf, rec, nmeas);
+	else
+		report_text(c, &cf, rec);
 	if (c->plot)
 		do_plot(c, rec);
 }
@@ -1192,59 +1245,54 @@ static int measure(struct tune_ctx *c, const uint32_t *sizes, int n,
 	return 0;
 }
 
-int cmd_tune(int argc, char **argv)
+/* --from: the advice from recordings, in a child (ft_isolate) */
+static int tune_from(struct tune_ctx *c)
 {
-	struct tune_ctx c;
-	struct ft_advice_opts ao;
-	int ret, i, n, exit_code = 1;
-	uint32_t *sizes = NULL;
-	double t0, tp;
-	const char *term = getenv("TERM");
-	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
+	struct stat st;
+	double mb = 0;
+	int i;
 
-	memset(&c, 0, sizeof(c));
-	ret = parse_tune(argc, argv, &c);
-	if (ret)
-		return ret < 0 ? 2 : 0;
-	if (c.nfrom) {
-		struct stat st;
-		double mb = 0;
+	/*
+	 * The reader's time limit, as report's: 60 s + 1 s per MiB,
+	 * for the reading only (the model may take longer at a large
+	 * --threads, and that is no hang).
+	 */
+	for (i = 0; i < c->nfrom; i++)
+		mb += stat(c->from[i], &st) ? 0 : st.st_size / 1048576.0;
+	return ft_isolate(from_child, c, c->from[0], c->timeout >= 0 ?
+			  c->timeout : 60 + mb);
+}
 
-		/*
-		 * The reader's time limit, as report's: 60 s + 1 s per MiB,
-		 * for the reading only (the model may take longer at a large
-		 * --threads, and that is no hang).
-		 */
-		for (i = 0; i < c.nfrom; i++)
-			mb += stat(c.from[i], &st) ? 0 : st.st_size / 1048576.0;
-		return ft_isolate(from_child, &c, c.from[0], c.timeout >= 0 ?
-				  c.timeout : 60 + mb);
-	}
-	c.rng = c.seed;
+/*
+ * Before anything is changed: root, the knob (its value saved) and
+ * tracefs.  0, or 1 with the reason said.
+ */
+static int preflight(struct tune_ctx *c)
+{
 	if (geteuid()) {
 		ft_err("tune needs root (it writes %s); tune --from FILE needs "
-		       "none", c.knob);
+		       "none", c->knob);
 		return 1;
 	}
-	if (access(c.knob, F_OK)) {
+	if (access(c->knob, F_OK)) {
 		if (access("/sys/kernel/debug/hugetlb", F_OK) &&
 		    access("/sys/kernel/debug/tracing", F_OK) &&
-		    !strcmp(c.knob, KNOB))
+		    !strcmp(c->knob, KNOB))
 			ft_err("%s not found: debugfs is not mounted (mount -t "
 			       "debugfs none /sys/kernel/debug) or the kernel lacks "
 			       "the patch 'hugetlb: resizable fault mutex table "
-			       "with a debugfs knob'", c.knob);
+			       "with a debugfs knob'", c->knob);
 		else
 			ft_err("%s not found: kernel without the patch 'hugetlb: "
 			       "resizable fault mutex table with a debugfs knob'",
-			       c.knob);
+			       c->knob);
 		return 1;
 	}
-	if (knob_read(c.knob, &c.saved)) {
-		knob_refused(c.knob, errno);
+	if (knob_read(c->knob, &c->saved)) {
+		knob_refused(c->knob, errno);
 		return 1;
 	}
-	c.saved_valid = 1;
+	c->saved_valid = 1;
 	/*
 	 * Before tune_restore is registered: a tracefs mounted here is
 	 * unmounted by an atexit handler, and handlers run in reverse, so
@@ -1252,113 +1300,181 @@ int cmd_tune(int argc, char **argv)
 	 */
 	if (ft_tracefs_check())
 		return 1;
-	restore_ctx = &c;
-	atexit(tune_restore);
-	ft_install_signals();
+	return 0;
+}
 
-	if (!c.cmd && ft_bench_check_pages(&c.bench, c.threads))
-		goto out;
+/* the workload's pages, the instance with the events, the model */
+static int tune_setup(struct tune_ctx *c)
+{
+	if (!c->cmd && ft_bench_check_pages(&c->bench, c->threads))
+		return -1;
 	ft_cleanup_stale(0);
-	if (ft_inst_create(&c.fi, 0))
-		goto out;
-	c.have_inst = 1;
-	if (ft_inst_enable(&c.fi, c.fmt != FT_FMT_TEXT))
-		goto out;
-	if (c.fi.evset != FT_EVS_FAULTTUNE) {
+	if (ft_inst_create(&c->fi, 0))
+		return -1;
+	c->have_inst = 1;
+	if (ft_inst_enable(&c->fi, c->fmt != FT_FMT_TEXT))
+		return -1;
+	if (c->fi.evset != FT_EVS_FAULTTUNE) {
 		ft_err("tune: the kernel has no hugetlb fault mutex events (patch "
 		       "'mm/hugetlb: add trace events for the hugetlb fault "
 		       "mutexes'): the model needs them");
-		goto out;
+		return -1;
 	}
-	snprintf(c.tmpfile, sizeof(c.tmpfile), "/tmp/faulttune-tune-%d.dat",
+	snprintf(c->tmpfile, sizeof(c->tmpfile), "/tmp/faulttune-tune-%d.dat",
 		 getpid());
-	c.model = ft_model_new();
-	if (!c.model)
-		goto out;
-	if (c.fmt == FT_FMT_TEXT)
+	c->model = ft_model_new();
+	if (!c->model)
+		return -1;
+	if (c->fmt == FT_FMT_TEXT)
 		fprintf(stderr, "faulttune: tuning %s (current %u, restored at "
-			"exit%s), seed %u\n", c.knob, c.saved,
-			c.apply ? " unless --apply" : "", c.seed);
+			"exit%s), seed %u\n", c->knob, c->saved,
+			c->apply ? " unless --apply" : "", c->seed);
+	return 0;
+}
 
-	t0 = ft_now();
-	for (i = 0; i < c.warmup && !ft_stop; i++)
-		if (run_one(&c, c.saved, 0, NULL))
-			goto out;
-	/*
-	 * The probes: what the model learns the workload's faults from.
-	 * From the --probes-th on, the decision is made again after every
-	 * probe; probing stops when the pick is settled or the budget of
-	 * runs or seconds is spent.
-	 */
-	memset(&ao, 0, sizeof(ao));
-	ao.current = c.saved;
-	ao.target_pct = c.target;
-	ao.threads = model_threads(&c);
-	ao.max_size = c.max_size;
+static void advice_opts(const struct tune_ctx *c, struct ft_advice_opts *ao)
+{
+	memset(ao, 0, sizeof(*ao));
+	ao->current = c->saved;
+	ao->target_pct = c->target;
+	ao->threads = model_threads(c);
+	ao->max_size = c->max_size;
 	/*
 	 * The decision is made again after each probe: 64 draws keep that
 	 * a fraction of a probe's time in a TCG guest; the spread between
 	 * the runs, not between the draws, is what decides how settled the
 	 * pick is.
 	 */
-	ao.max_draws = 64;
-	tp = ft_now();
+	ao->max_draws = 64;
+}
+
+/*
+ * The probes: what the model learns the workload's faults from.  From
+ * the --probes-th on, the decision is made again after every probe;
+ * probing stops when the pick is settled or the budget of runs or
+ * seconds is spent.
+ */
+static int probe(struct tune_ctx *c, const struct ft_advice_opts *ao, int tty)
+{
+	double tp = ft_now();
+	int ret = -1;
+
 	while (!ft_stop) {
-		if (run_one(&c, c.saved, 1, c.model))
+		if (run_one(c, c->saved, 1, c->model))
 			goto out;
-		c.nprobes++;
-		if (ft_stop || c.nprobes < c.probes)
+		c->nprobes++;
+		if (ft_stop || c->nprobes < c->probes)
 			continue;
-		if (!ft_model_nholds(c.model)) {
+		if (!ft_model_nholds(c->model)) {
 			ft_err("tune: no completed hugetlb fault mutex holds in %d "
 			       "probe run%s: %s does not fault hugetlb pages?",
-			       c.nprobes, c.nprobes > 1 ? "s" : "",
-			       c.cmd ? c.cmd[0] : "the workload");
+			       c->nprobes, c->nprobes > 1 ? "s" : "",
+			       c->cmd ? c->cmd[0] : "the workload");
 			goto out;
 		}
-		if (advise(&c, &ao))
+		if (advise(c, ao))
 			goto out;
-		if (tty && c.fmt == FT_FMT_TEXT)
-			fprintf(stderr, "\r  probe %d: %u, %s   ", c.nprobes,
-				c.adv.dec.sizes[c.adv.dec.rec],
-				c.adv.dec.settled ? "settled" : "not settled");
-		if (c.adv.dec.settled) {
-			c.stopped = "settled";
+		if (tty && c->fmt == FT_FMT_TEXT)
+			fprintf(stderr, "\r  probe %d: %u, %s   ", c->nprobes,
+				c->adv.dec.sizes[c->adv.dec.rec],
+				c->adv.dec.settled ? "settled" : "not settled");
+		if (c->adv.dec.settled) {
+			c->stopped = "settled";
 			break;
 		}
-		if (c.nprobes >= c.budget_runs) {
-			c.stopped = "runs";
+		if (c->nprobes >= c->budget_runs) {
+			c->stopped = "runs";
 			break;
 		}
-		if (ft_now() - tp >= c.budget_s) {
-			c.stopped = "seconds";
+		if (ft_now() - tp >= c->budget_s) {
+			c->stopped = "seconds";
 			break;
 		}
 	}
-	c.probe_s = ft_now() - tp;
-	if (!ft_stop) {
-		c.probe_pick = pick_size(&c);
-		sizes = calloc(c.adv.n + 1, sizeof(*sizes));
-		if (!sizes)
-			goto out;
-		n = 0;
-		sizes[n++] = c.saved;
-		for (i = 0; i < c.adv.n; i++)
-			if (c.adv.rows[i].size != c.saved &&
-			    (c.full || i == c.adv.pick.idx))
-				sizes[n++] = c.adv.rows[i].size;
-		if (c.fmt == FT_FMT_TEXT) {
-			fprintf(stderr, "faulttune: the model (%zu holds) recommends "
-				"%s%u; measuring", ft_model_nholds(c.model),
-				c.adv.pick.keep ? "keep " : "",
-				c.adv.rows[c.adv.pick.idx].size);
-			for (i = 0; i < n; i++)
-				fprintf(stderr, " %u", sizes[i]);
-			fprintf(stderr, " x %d runs\n", c.reps);
-		}
-		if (measure_and_decide(&c, &ao, sizes, n, tty))
-			goto out;
+	ret = 0;
+out:
+	c->probe_s = ft_now() - tp;
+	return ret;
+}
+
+/* the current size and the pick (every size with --full), measured */
+static int measure_pick(struct tune_ctx *c, const struct ft_advice_opts *ao,
+			int tty)
+{
+	uint32_t *sizes;
+	int i, n = 0, ret;
+
+	c->probe_pick = pick_size(c);
+	sizes = calloc(c->adv.n + 1, sizeof(*sizes));
+	if (!sizes)
+		return -1;
+	sizes[n++] = c->saved;
+	for (i = 0; i < c->adv.n; i++)
+		if (c->adv.rows[i].size != c->saved &&
+		    (c->full || i == c->adv.pick.idx))
+			sizes[n++] = c->adv.rows[i].size;
+	if (c->fmt == FT_FMT_TEXT) {
+		fprintf(stderr, "faulttune: the model (%zu holds) recommends "
+			"%s%u; measuring", ft_model_nholds(c->model),
+			c->adv.pick.keep ? "keep " : "",
+			c->adv.rows[c->adv.pick.idx].size);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, " %u", sizes[i]);
+		fprintf(stderr, " x %d runs\n", c->reps);
 	}
+	ret = measure_and_decide(c, ao, sizes, n, tty);
+	free(sizes);
+	return ret;
+}
+
+/* what the run allocated; the knob and the instance are tune_restore's */
+static void tune_free(struct tune_ctx *c)
+{
+	int i;
+
+	if (c->have_adv)
+		ft_advice_free(&c->adv);
+	ft_model_free(c->model);
+	for (i = 0; c->res && i < c->nres; i++)
+		free(c->res[i].wall);
+	free(c->res);
+	free(c->order);
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	struct tune_ctx c;
+	struct ft_advice_opts ao;
+	int ret, i, exit_code = 1;
+	double t0;
+	const char *term = getenv("TERM");
+	int tty = isatty(2) && !(term && !strcmp(term, "dumb"));
+
+	memset(&c, 0, sizeof(c));
+	ret = parse_tune(argc, argv, &c);
+	if (ret)
+		return ret < 0 ? 2 : 0;
+	if (c.nfrom)
+		return tune_from(&c);
+	c.rng = c.seed;
+	if (preflight(&c))
+		return 1;
+	/* from here on every exit restores the knob and removes the instance */
+	restore_ctx = &c;
+	atexit(tune_restore);
+	ft_install_signals();
+
+	if (tune_setup(&c))
+		goto out;
+	t0 = ft_now();
+	for (i = 0; i < c.warmup && !ft_stop; i++)
+		if (run_one(&c, c.saved, 0, NULL))
+			goto out;
+	advice_opts(&c, &ao);
+	if (probe(&c, &ao, tty))
+		goto out;
+	if (!ft_stop && measure_pick(&c, &ao, tty))
+		goto out;
 	c.wall_s = ft_now() - t0;
 	if (tty && c.fmt == FT_FMT_TEXT)
 		fprintf(stderr, "\r%40s\r", "");
@@ -1375,14 +1491,6 @@ out:
 	if (exit_code)
 		c.apply = 0;
 	tune_restore();
-	if (c.have_adv)
-		ft_advice_free(&c.adv);
-	ft_model_free(c.model);
-	for (i = 0; c.res && i < c.nres; i++) {
-		free(c.res[i].wall);
-	}
-	free(c.res);
-	free(c.order);
-	free(sizes);
+	tune_free(&c);
 	return exit_code;
 }

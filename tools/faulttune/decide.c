@@ -24,8 +24,9 @@
  * size's prediction towards zero by the share of such runs, which is a
  * property of the moment (how the scheduler happened to place the
  * program's threads), not of the table.  QEMU preallocating guest memory
- * with four threads in a TCG guest had no overlap in a third of its runs
- * and up to 15% collision wait at 32 in the others; with the idle runs
+ * with four threads in a TCG guest had no overlap in a fifth to a half of
+ * its runs (more on a production-like kernel than on a debug one) and up
+ * to 15% collision wait at 32 in the others; with the idle runs
  * counted, the pick followed their share from tune to tune.  So sizes are
  * judged, and the model checked, on the runs in which faults overlapped
  * (the active runs): the collision wait the program meets when its

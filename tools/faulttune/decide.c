@@ -75,6 +75,14 @@ static const struct ft_run_pred *pred_at(const struct ft_decision *d, int v,
 	return &d->runs[v][(size_t)k * d->nruns + run];
 }
 
+/* standard error of the mean of n values, from their sum and sum of squares */
+static double se_of(double s, double s2, int n)
+{
+	double var = n > 1 ? (s2 - s * s / n) / (n - 1) : 0;
+
+	return var > 0 ? sqrt(var / n) : 0;
+}
+
 /* the fit of variant v: measured minus predicted at each run's own size */
 static void fit_of(const struct ft_decision *d, int v, struct ft_fit *f)
 {
@@ -112,14 +120,12 @@ static void fit_of(const struct ft_decision *d, int v, struct ft_fit *f)
 	f->pred_pct = pf > 0 ? 100 * pc / pf : 0;
 	f->diff = s / n;
 	if (n > 1) {
-		double var = (s2 - s * s / n) / (n - 1);
-
 		/*
 		 * Each run's measurement is one hash draw: n runs resolve the
 		 * mean no better than the draws' spread over sqrt(n), even
 		 * when they happen to agree (all of them 0, say).
 		 */
-		f->diff_se = var > 0 ? sqrt(var / n) : 0;
+		f->diff_se = se_of(s, s2, n);
 		if (f->diff_se < sdsum / n / sqrt(n))
 			f->diff_se = sdsum / n / sqrt(n);
 	} else {
@@ -234,9 +240,7 @@ static void active_row(struct ft_decision *d, int v, int k)
 		n++;
 	}
 	r->coll_pct = f > 0 ? 100 * c / f : 0;
-	r->coll_pct_se = 0;
-	if (n > 1 && s2 - s * s / n > 0)
-		r->coll_pct_se = sqrt((s2 - s * s / n) / (n - 1) / n);
+	r->coll_pct_se = se_of(s, s2, n);
 }
 
 /*
@@ -448,8 +452,7 @@ void ft_decision_check(const struct ft_decision *d, uint32_t size,
 	c->known = 1;
 	c->runs = n;
 	c->meas_pct = 100 * cw / f;
-	if (n > 1 && s2 - s * s / n > 0)
-		c->meas_se = sqrt((s2 - s * s / n) / (n - 1) / n);
+	c->meas_se = se_of(s, s2, n);
 	c->variant = ft_decision_variant(d, k);
 	c->pred_pct = d->rows[c->variant][k].coll_pct;
 	c->pred_se = d->rows[c->variant][k].coll_pct_se;

@@ -26,8 +26,6 @@ boots=${BENCH_PROG_BOOTS:-3}
 stable=${BENCH_STABLE:-10}
 walls=${BENCH_PROG_WALL:-10}
 programs=${BENCH_PROG_LIST:-qemu stress-ng builtin}
-# a boot runs STABLE tunes of each program, about a minute each
-timeout=${BENCH_PROG_TIMEOUT:-3600}
 mkdir -p "$out"
 # the production-like kernel of the current series, rebuilt when the
 # patches changed (an existing bzImage may predate them)
@@ -42,7 +40,7 @@ fi
 for b in $(seq 1 "$boots"); do
 	echo "bench-programs: boot $b/$boots"
 	echo "$b load {\"loadavg\":\"$(cut -d' ' -f1 /proc/loadavg)\"}" >> "$out/programs.log"
-	VM_LOGDIR=$out/programs-$b VM_KERNEL=prod-patched VM_TIMEOUT=$timeout \
+	VM_LOGDIR=$out/programs-$b VM_KERNEL=prod-patched VM_TIMEOUT=${VM_TIMEOUT:-3600} \
 		"$top/kernel/scripts/run-vm.sh" "$kernel" "$build/guest.cpio" \
 		"STABLE=$stable WALLS=$walls PROGRAMS='$programs'
 $(cat "$top/tests/bench-programs-guest.sh")" > "$out/programs-$b.log" 2>&1 ||

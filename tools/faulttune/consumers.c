@@ -1,44 +1,88 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The reader's records to their consumers.
+ * The reader's records to the consumers its caller registers.
  *
  * The reader (readdat.c) decodes a recording into struct ft_event records
  * and hands each to ft_analysis_feed(), which passes it on to every
- * consumer attached to the analysis and to the faulttune-event analysis
- * itself (analysis.c).  The consumers today:
+ * consumer the caller registered and started, then to the faulttune-event
+ * analysis (the core, analysis.c), which is always there.  A caller
+ * registers what it needs, as trace-cmd's tracecmd_follow_event() does:
  *
- *   analysis.c   the faulttune events: pairing, wait/hold statistics,
- *                collisions vs sharing, the holds for the model;
- *   fallback.c   lock:contention_begin/end with their kernel stacks, on a
- *                kernel without the faulttune events; attached when the
- *                file records lock:contention_begin, and then the one that
- *                pairs those events.
+ *   report.c, watch.c   the lock:contention fallback (fallback.c), started
+ *                       on a file that records lock:contention_begin;
+ *   tune.c              none: it takes the core's holds only.
  *
- * Neither knows the other: a new consumer is attached and fed here, and
- * printed by whoever prints the analysis (report.c, watch.c).
+ * Nothing here, in the reader or in the core names a consumer: a new one
+ * is a file with a struct ft_consumer_ops, registered by the subcommand
+ * that prints it.
  */
+#include <traceevent/event-parse.h>
 #include "faulttune.h"
 
-int ft_consumers_attach(struct ft_analysis *a, const char *file)
+int ft_consumer_register(struct ft_analysis *a,
+			 const struct ft_consumer_ops *ops, void *state)
 {
-	size_t len = 0;
-	char *text = ft_tracedat_kallsyms(file, &len);
+	struct ft_consumer *c;
 
-	a->fb = ft_fallback_new(text ? ft_ksyms_parse(text, len) : NULL,
-				"kallsyms stored in the file");
-	return a->fb ? 0 : -1;
+	if (a->nconsumers >= FT_CONSUMERS_MAX) {
+		if (state)
+			ops->free(state);
+		return -1;
+	}
+	c = &a->consumers[a->nconsumers++];
+	c->ops = ops;
+	c->state = state;
+	if (state && ops->claims_contention)
+		a->contention_claimed = 1;
+	return 0;
+}
+
+void *ft_consumer_state(const struct ft_analysis *a,
+			const struct ft_consumer_ops *ops)
+{
+	int i;
+
+	for (i = 0; i < a->nconsumers; i++)
+		if (a->consumers[i].ops == ops)
+			return a->consumers[i].state;
+	return NULL;
+}
+
+void ft_consumers_start(struct ft_analysis *a, const char *file,
+			struct tep_handle *tep)
+{
+	int i;
+
+	for (i = 0; i < a->nconsumers; i++) {
+		struct ft_consumer *c = &a->consumers[i];
+
+		if (c->state || (c->ops->event &&
+		    !tep_find_event_by_name(tep, c->ops->sys, c->ops->event)))
+			continue;
+		c->state = c->ops->start(file);
+		if (c->state && c->ops->claims_contention)
+			a->contention_claimed = 1;
+	}
 }
 
 void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev)
 {
-	if (a->fb)
-		ft_fallback_feed(a->fb, ev);
-	ft_core_feed(a, ev, a->fb != NULL);
+	int i;
+
+	for (i = 0; i < a->nconsumers; i++)
+		if (a->consumers[i].state)
+			a->consumers[i].ops->feed(a->consumers[i].state, ev);
+	ft_core_feed(a, ev, a->contention_claimed);
 }
 
 void ft_analysis_free(struct ft_analysis *a)
 {
-	ft_fallback_free(a->fb);
-	a->fb = NULL;
+	int i;
+
+	for (i = a->nconsumers - 1; i >= 0; i--)
+		if (a->consumers[i].state)
+			a->consumers[i].ops->free(a->consumers[i].state);
+	a->nconsumers = 0;
+	a->contention_claimed = 0;
 	ft_core_free(a);
 }

@@ -511,6 +511,35 @@ void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev)
 	}
 }
 
+/* the consumer the callers register (consumers.c) */
+static void *fb_start(const char *file)
+{
+	size_t len = 0;
+	char *text = ft_tracedat_kallsyms(file, &len);
+
+	return ft_fallback_new(text ? ft_ksyms_parse(text, len) : NULL,
+			       "kallsyms stored in the file");
+}
+
+static void fb_feed(void *fb, const struct ft_event *ev)
+{
+	ft_fallback_feed(fb, ev);
+}
+
+static void fb_free(void *fb)
+{
+	ft_fallback_free(fb);
+}
+
+const struct ft_consumer_ops ft_fallback_consumer = {
+	.sys = "lock",
+	.event = "contention_begin",
+	.claims_contention = 1,
+	.start = fb_start,
+	.feed = fb_feed,
+	.free = fb_free,
+};
+
 /* ------------------------------------------------------------------------ */
 /* output */
 

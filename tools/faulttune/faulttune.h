@@ -189,6 +189,9 @@ struct ft_sample {
 	int cur_kept;
 };
 
+struct ft_consumer_ops;
+#define FT_CONSUMERS_MAX 4	/* registered on one analysis */
+
 struct ft_analysis {
 	struct ft_stats hop[FT_HOP_NR];
 	struct ft_stats mop[FT_MOP_NR];
@@ -229,10 +232,15 @@ struct ft_analysis {
 	int nskips;
 	int nomem;		/* an allocation failed: the numbers are incomplete */
 	/*
-	 * The consumers beside this core, attached and fed by consumers.c;
-	 * analysis.c never looks at them.
+	 * The consumers beside this core that the caller registered, fed
+	 * by consumers.c; analysis.c never looks at them.
 	 */
-	struct ft_fallback *fb;	/* lock:contention fallback (fallback.c) */
+	struct ft_consumer {
+		const struct ft_consumer_ops *ops;
+		void *state;	/* NULL: not started (the file lacks its event) */
+	} consumers[FT_CONSUMERS_MAX];
+	int nconsumers;
+	int contention_claimed;	/* a started one pairs lock:contention */
 };
 
 /*
@@ -258,13 +266,38 @@ int ft_analysis_usable(const struct ft_analysis *a, const char *file,
 		       int force, enum ft_use use);
 
 /*
- * consumers.c: the reader's records to their consumers.  The reader
- * (readdat.c) calls ft_consumers_attach() when the file records
- * lock:contention_begin, then ft_analysis_feed() for every record, which
- * hands it to each consumer attached (the fallback) and to the core;
- * ft_analysis_free() frees them all.
+ * consumers.c: the reader's records to the consumers its caller registers.
+ * The caller of ft_read_tracedat() (report, watch) registers on the
+ * analysis, after ft_analysis_init(), each consumer it needs beside the
+ * core.  Once it knows the file's event formats, the reader calls
+ * ft_consumers_start(), which starts those whose event the file has; then
+ * ft_analysis_feed() for every record hands it to each started consumer,
+ * in the order registered, and to the core; ft_analysis_free() frees them
+ * all.  A consumer knows neither the core nor the other consumers, nor
+ * the core or the reader it.
  */
-int ft_consumers_attach(struct ft_analysis *a, const char *file);
+struct ft_consumer_ops {
+	/* started only on a file with this event's format (NULL: on any) */
+	const char *sys, *event;
+	/* pairs lock:contention_begin/end itself: the core only counts them */
+	int claims_contention;
+	/* its state for file (NULL: out of memory, the consumer stays off) */
+	void *(*start)(const char *file);
+	void (*feed)(void *state, const struct ft_event *ev);
+	void (*free)(void *state);
+};
+/*
+ * ops on a; state: already started (owned by a from now on, freed on
+ * error), NULL: started by ft_consumers_start().  0, or -1 when full.
+ */
+int ft_consumer_register(struct ft_analysis *a,
+			 const struct ft_consumer_ops *ops, void *state);
+/* the state of ops registered on a; NULL: not registered or not started */
+void *ft_consumer_state(const struct ft_analysis *a,
+			const struct ft_consumer_ops *ops);
+struct tep_handle;
+void ft_consumers_start(struct ft_analysis *a, const char *file,
+			struct tep_handle *tep);
 void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev);
 void ft_analysis_free(struct ft_analysis *a);
 
@@ -536,7 +569,13 @@ uint32_t ft_fault_table_stride(uint64_t base, uint32_t n);
  * and say whether the patched kernel would be worth installing.
  */
 struct ft_fallback;
-/* a consumer of every record (consumers.c), naming locks from ks (owned) */
+/*
+ * The consumer to register (consumers.c): started on a file that records
+ * lock:contention_begin, with the kallsyms stored in the file; its state
+ * is the struct ft_fallback.
+ */
+extern const struct ft_consumer_ops ft_fallback_consumer;
+/* one naming locks from ks (owned), to register already started */
 struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
 void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev);
 void ft_fallback_free(struct ft_fallback *fb);

@@ -1288,8 +1288,8 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		tracecmd_close(h);
 		return -1;
 	}
-	if (rd->d[D_C_BEGIN].event)
-		ft_consumers_attach(a, file);
+	/* the file's formats are known: the consumers it has events for */
+	ft_consumers_start(a, file, rd->tep);
 	if (lay.plain && tracecmd_buffer_instances(h) == 0 && !lay.lib) {
 		ret = fast_read(file, &lay, rd);	/* says why itself */
 	} else {

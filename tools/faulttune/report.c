@@ -505,6 +505,7 @@ static void print_skips(FILE *f, const struct ft_analysis *a, int json)
 /* what the report's printers share, worked out once by ft_report_print() */
 struct rep {
 	struct ft_analysis *a;
+	const struct ft_fallback *fb;	/* NULL: not started on this file */
 	const struct ft_report_opts *o;
 	struct ft_whatif_row *w;	/* the what-if table, nw rows */
 	int nw;
@@ -643,9 +644,9 @@ static void json_lock_contention(FILE *f, const struct rep *r)
 	int top = r->o->top;
 	int i;
 
-	if (a->fb) {
+	if (r->fb) {
 		/* its own member: names, callers, ops, no hold numbers */
-		ft_fallback_print(f, a->fb, FT_FMT_JSON, top);
+		ft_fallback_print(f, r->fb, FT_FMT_JSON, top);
 	} else {
 		fputs(",\"lock_contention\":{\"total\":", f);
 		json_contention(f, "all", &a->call, NULL);
@@ -726,7 +727,7 @@ static void print_csv(FILE *f, const struct rep *r)
 				(unsigned long long)w[i].sharing,
 				(unsigned long long)w[i].share_wait_ns);
 	}
-	ft_fallback_print(f, a->fb, FT_FMT_CSV, top);
+	ft_fallback_print(f, r->fb, FT_FMT_CSV, top);
 }
 
 /* text: the file, its counts and warnings */
@@ -876,8 +877,8 @@ static void text_contention(FILE *f, const struct rep *r)
 	int top = r->o->top;
 	int i;
 
-	if (a->nev[FT_LK_CONTENTION] && a->fb) {
-		ft_fallback_print(f, a->fb, FT_FMT_TEXT, top);
+	if (a->nev[FT_LK_CONTENTION] && r->fb) {
+		ft_fallback_print(f, r->fb, FT_FMT_TEXT, top);
 	} else if (a->nev[FT_LK_CONTENTION]) {
 		fprintf(f, "\nlock:contention_begin/end fallback (kernel without the "
 			"faulttune events)\n"
@@ -914,7 +915,8 @@ static void print_text(FILE *f, const struct rep *r)
 int ft_report_print(FILE *f, struct ft_analysis *a,
 		    const struct ft_report_opts *o)
 {
-	struct rep r = { .a = a, .o = o, .cur = recorded_size(a) };
+	struct rep r = { .a = a, .o = o, .cur = recorded_size(a),
+			 .fb = ft_consumer_state(a, &ft_fallback_consumer) };
 	int ret = 0, advice_nomem = 0;
 
 	if (ft_advice_of(a, o->threads, o->target, &r.adv))
@@ -964,7 +966,9 @@ static int report_child(void *arg)
 
 	ft_analysis_init(&a);
 	a.sample.budget = o->sample_holds;
-	if (ft_read_tracedat(o->file, &a))
+	/* the fallback's sections, on a file of lock:contention events */
+	if (ft_consumer_register(&a, &ft_fallback_consumer, NULL) ||
+	    ft_read_tracedat(o->file, &a))
 		goto out;
 	if (!ft_analysis_usable(&a, o->file, o->force, FT_USE_REPORT))
 		goto out;

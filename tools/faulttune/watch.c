@@ -407,12 +407,12 @@ struct reader_arg {
 	struct window_result *r;
 };
 
-static int window_fallback(const struct ft_analysis *a, struct window_result *r)
+static int window_fallback(const struct ft_fallback *fb, struct window_result *r)
 {
 	struct ft_fallback_sum fs;
 	int k;
 
-	ft_fallback_sum(a->fb, &fs);
+	ft_fallback_sum(fb, &fs);
 	for (k = 0; k < FT_HOP_NR; k++) {
 		r->contended += fs.hop_n[k];
 		r->wait_ns += fs.hop_ns[k];
@@ -476,16 +476,21 @@ static int read_window(void *arg)
 	struct reader_arg *ra = arg;
 	struct window_result *r = ra->r;
 	struct ft_analysis a;
+	struct ft_fallback *fb;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->coll_ratio = r->share_ratio = r->pred_ratio = -1;
 	ft_analysis_init(&a);
-	ret = ft_read_tracedat(ra->file, &a);
+	/* started on a window of lock:contention events */
+	ret = ft_consumer_register(&a, &ft_fallback_consumer, NULL);
+	if (!ret)
+		ret = ft_read_tracedat(ra->file, &a);
 	if (!ret) {
+		fb = ft_consumer_state(&a, &ft_fallback_consumer);
 		r->lost_events = a.lost_events;
-		r->fallback = !!a.fb;
-		ret = a.fb ? window_fallback(&a, r) :
+		r->fallback = !!fb;
+		ret = fb ? window_fallback(fb, r) :
 			window_patched(&a, ra->target, r);
 	}
 	ft_analysis_free(&a);

@@ -219,7 +219,8 @@ static void test_attribution(void)
 	char *out;
 
 	ft_analysis_init(&a);
-	a.fb = ft_fallback_new(syms(), "test symbols");
+	ft_consumer_register(&a, &ft_fallback_consumer,
+			     ft_fallback_new(syms(), "test symbols"));
 	ev_marker(&a, 1000, "faulttune: phase=record-start events=lock fallback "
 		  "cpus=4 table=0x0 nbuckets=0 "
 		  "table_from=unknown mutex_bytes=32 mutex_bytes_from=btf "
@@ -341,7 +342,8 @@ static void test_table_and_verdict(void)
 	int i;
 
 	ft_analysis_init(&a);
-	a.fb = ft_fallback_new(syms(), "test symbols");
+	ft_consumer_register(&a, &ft_fallback_consumer,
+			     ft_fallback_new(syms(), "test symbols"));
 	ev_marker(&a, 1, "faulttune: phase=record-start events=lock fallback "
 		  "cpus=2 table=0xffff888100000000 "
 		  "nbuckets=64 table_from=kcore mutex_bytes=32 mutex_bytes_from=kcore");
@@ -369,7 +371,8 @@ static void test_table_and_verdict(void)
 
 	/* no stacks at all: the verdict says it cannot tell */
 	ft_analysis_init(&a);
-	a.fb = ft_fallback_new(syms(), "test symbols");
+	ft_consumer_register(&a, &ft_fallback_consumer,
+			     ft_fallback_new(syms(), "test symbols"));
 	ev_begin(&a, 0, 5, 100, TABLE, MUTEX);
 	ev_end(&a, 0, 5, 900000, TABLE);
 	out = report(&a, FT_FMT_TEXT);
@@ -380,7 +383,8 @@ static void test_table_and_verdict(void)
 
 	/* no kallsyms: addresses only, verdict unknown */
 	ft_analysis_init(&a);
-	a.fb = ft_fallback_new(NULL, "none");
+	ft_consumer_register(&a, &ft_fallback_consumer,
+			     ft_fallback_new(NULL, "none"));
 	ev_begin(&a, 0, 5, 100, TABLE, MUTEX);
 	ev_stack(&a, 0, 5, 100, st_fault, N(st_fault));
 	ev_end(&a, 0, 5, 900000, TABLE);

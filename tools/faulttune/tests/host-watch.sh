@@ -16,13 +16,8 @@
 FT=${1:-./faulttune}
 case $FT in /*) ;; *) FT=$(pwd)/$FT ;; esac
 T=/sys/kernel/tracing
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok - $*"; }
+. "$(dirname "$0")/lib/host.sh"
 skip() { echo "ok - $1 # SKIP $2"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-done_() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit; }
 
 if [ "$(id -u)" != 0 ]; then
 	skip "watch host tests" "need root"
@@ -46,30 +41,12 @@ if [ -d $T/events/hugetlb ]; then
 fi
 
 W=$(mktemp -d /tmp/faulttune-watch.XXXXXX)
-pids=
-cleanup() {
-	local p
-	for p in $pids; do kill $p 2>/dev/null; done
-	for p in $pids; do wait $p 2>/dev/null; done
+cleanup_more() {
 	[ -n "$mounted_here" ] && umount $T 2>/dev/null
-	rm -rf "$W"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-# wait_for SECONDS COMMAND...: until COMMAND succeeds
-wait_for() {
-	local t=$(( $1 * 10 )); shift
-	while [ $t -gt 0 ]; do
-		"$@" 2>/dev/null && return 0
-		sleep 0.1
-		t=$((t - 1))
-	done
-	return 1
-}
 # faulttune instances this test left behind: not there when it started,
 # and their owner gone (a watch or record running beside the test on this
 # host is not this test's to count)

@@ -4,10 +4,20 @@
 # when A.o takes a symbol that B.o defines (nm); the graph of the objects
 # given must sort topologically.  Prints each loop's files and fails on
 # one; with -v, the order from the bottom (what calls nothing of ours) up.
-# usage: tests/layers.sh [-v] OBJ...
+# -n A,B:C: neither A nor B reaches C through any path of uses, nor C
+# them (the reader and the core know no consumer a caller registers, nor
+# it them).
+# usage: tests/layers.sh [-v] [-n FILE,...:FILE]... OBJ...
 verbose=
-[ "$1" = -v ] && { verbose=1; shift; }
-[ $# -gt 0 ] || { echo "usage: $0 [-v] OBJ..." >&2; exit 2; }
+rules=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-v) verbose=1; shift ;;
+	-n) [ $# -ge 2 ] || break; rules="$rules $2"; shift 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "usage: $0 [-v] [-n FILE,...:FILE]... OBJ..." >&2; exit 2; }
 W=$(mktemp -d /tmp/faulttune-layers.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 for o in "$@"; do
@@ -35,3 +45,30 @@ if ! tsort "$W/pairs" >"$W/order" 2>"$W/loops"; then
 fi
 [ -n "$verbose" ] && tac "$W/order" | tr '\n' ' ' && echo
 echo "ok - no loops between the $# files"
+# the files $1 uses, directly or through others (itself included)
+reach() {
+	echo "$1" >"$W/reach"
+	while :; do
+		awk 'NR == FNR { r[$1] = 1; next } ($1 in r) { print $2 }' \
+			"$W/reach" "$W/pairs" | cat - "$W/reach" | sort -u >"$W/reach.new"
+		cmp -s "$W/reach" "$W/reach.new" && break
+		mv "$W/reach.new" "$W/reach"
+	done
+	cat "$W/reach"
+}
+fail=0
+for r in $rules; do
+	c=${r#*:}
+	for f in $(echo "${r%%:*}" | tr , ' '); do
+		grep -qx "$c" "$W/order" && grep -qx "$f" "$W/order" || {
+			echo "not ok - $f, $c: not among the objects given"; fail=1; continue; }
+		if reach "$f" | grep -qx "$c"; then
+			echo "not ok - $f reaches $c"; fail=1
+		elif reach "$c" | grep -qx "$f"; then
+			echo "not ok - $c reaches $f"; fail=1
+		else
+			echo "ok - $f and $c do not reach each other"
+		fi
+	done
+done
+exit $fail

@@ -9,35 +9,11 @@
 # usage: tests/prom-textfile.sh FILE RECOMMENDED
 FILE=$1
 REC=$2
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-done_() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit; }
+. "$(dirname "$0")/lib/host.sh"
 
 W=$(mktemp -d /tmp/faulttune-promfile.XXXXXX)
-pids=
-cleanup() {
-	local p
-	for p in $pids; do kill $p 2>/dev/null; done
-	for p in $pids; do wait $p 2>/dev/null; done
-	rm -rf "$W"
-}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-wait_for() {
-	local t=$(( $1 * 10 )); shift
-	while [ $t -gt 0 ]; do
-		"$@" 2>/dev/null && return 0
-		sleep 0.1
-		t=$((t - 1))
-	done
-	return 1
-}
 
 if [ ! -s "$FILE" ] || [ -z "$REC" ]; then
 	nok "the guest's textfile and recommendation came back (file '$FILE', recommended '$REC')"

@@ -408,6 +408,18 @@ fail:
 	return -1;
 }
 
+int ft_settled_look(struct ft_looks *l, const struct ft_decision *d)
+{
+	uint32_t pick = d->sizes[d->rec];
+
+	if (d->settled && l->settled && pick == l->pick)
+		l->settled++;
+	else
+		l->settled = d->settled;
+	l->pick = pick;
+	return l->settled >= FT_SETTLED_LOOKS;
+}
+
 /* the row the decision judges size k by: the used variant that predicts more */
 int ft_decision_variant(const struct ft_decision *d, int k)
 {

@@ -39,8 +39,6 @@ export CCACHE_NOHASHDIR := 1
 export CCACHE_IGNOREOPTIONS := -fmacro-prefix-map=*
 
 KCONFIG		:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.config
-OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-guide \
-			   Documentation/trace -type f 2>/dev/null)
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
 .PHONY: all deps kernel kernel-stock kernel-norw series-check patches tool selftests image vm run \
@@ -61,15 +59,13 @@ $(BUILD)/stock/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh | deps
 	$(SCRIPTS)/prepare-tree.sh stock $(BUILD)/stock/src
 	@touch $@
 
-$(BUILD)/patched/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) \
-			    $(addprefix $(TOP)/,$(OVERLAY)) | deps
+$(BUILD)/patched/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) | deps
 	$(SCRIPTS)/prepare-tree.sh patched $(BUILD)/patched/src
 	@touch $@
 
 # The series without its last patch (memtype_lock read-locked on lookups),
 # to measure that patch against the rest of the series.
-$(BUILD)/norw/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) \
-			 $(addprefix $(TOP)/,$(OVERLAY)) | deps
+$(BUILD)/norw/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) | deps
 	$(SCRIPTS)/prepare-tree.sh norw $(BUILD)/norw/src
 	@touch $@
 
@@ -141,7 +137,8 @@ bench: image kernel kernel-stock kernel-norw
 	@if [ -x $(TOP)/tests/bench.sh ]; then $(TOP)/tests/bench.sh; \
 	 else echo "bench: no benchmarks yet"; fi
 
-# The upstream-style series (new files folded in, cover letter), checkpatched.
+# The series as one would post it (From:, Signed-off-by:, cover letter),
+# checkpatched.
 patches: $(BUILD)/stock/src.stamp
 	@$(SCRIPTS)/make-patches.sh $(BUILD)/patches
 

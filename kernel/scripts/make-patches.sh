@@ -3,14 +3,13 @@
 #
 # make-patches.sh OUTDIR
 #
-# Turn kernel/patches/series plus the new files that live in this repository
-# (include/, tools/testing/, Documentation/) into the series one would post:
-# each new file is folded into the patch that kernel/patches/new-files names
-# for it, the commits are rebuilt in a scratch git tree holding only the
-# files the series touches, and git format-patch writes them to OUTDIR with
-# a cover letter from kernel/patches/cover-letter.  Then checkpatch --strict
-# runs over every generated patch, new files included, which the per-patch
-# check of kernel/patches alone cannot see.
+# Turn kernel/patches/series into the series one would post: the commits
+# are rebuilt with git am in a scratch git tree holding only the files the
+# series touches, and git format-patch writes them to OUTDIR with a cover
+# letter from kernel/patches/cover-letter.  Then checkpatch --strict runs
+# over every generated patch.  The patches in kernel/patches are upstream-style
+# already: each new file (trace headers, docs, the selftest) is created by
+# the patch that first needs it, so nothing is folded in here.
 #
 # The patches in kernel/patches carry no author and no Signed-off-by: the
 # series is posted by whoever runs this, so the From: line and the
@@ -48,25 +47,15 @@ base_commit=${BASE_COMMIT:-}
 mapfile -t series < <(grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" | awk '{ print $1 }')
 [ ${#series[@]} -gt 0 ] || die "kernel/patches/series lists no patches"
 
-# Every new file must be placed, and only in a patch that exists.
-declare -A place
-while read -r nr file; do
-	case $nr in ''|'#'*) continue;; esac
-	[ -f "$top/$file" ] || die "new-files names $file, which is not in the repository"
-	ls "$patches/$nr"-*.patch >/dev/null 2>&1 || die "new-files puts $file in patch $nr, which does not exist"
-	place[$file]=$nr
-done < "$patches/new-files"
-while IFS= read -r f; do
-	[ -n "${place[$f]:-}" ] || die "$f is a new kernel file but kernel/patches/new-files does not place it"
-done < <(cd "$top" && find include tools/testing Documentation/admin-guide Documentation/trace \
-		-type f ! -name '*.orig' 2>/dev/null | sort)
-
 # The scratch tree holds only what the series modifies: format-patch output
-# (blob ids included) does not depend on the rest of the tree.
-# A patch may change a new file that an earlier patch adds (0004 adds the
-# resize event to the header that 0002 adds): those are not in the tarball.
+# (blob ids included) does not depend on the rest of the tree.  A patch may
+# change a file that an earlier patch creates (0004 adds the resize event
+# to the header that 0002 creates): those are not in the tarball.
+created=$(for p in "${series[@]}"; do
+	awk '/^--- \/dev\/null/ { n = 1; next } n && /^\+\+\+ b\// { print substr($0, 7) } { n = 0 }' "$patches/$p"
+done | sort -u)
 touched=$(for p in "${series[@]}"; do sed -n 's|^--- a/\([^	]*\).*|\1|p' "$patches/$p"; done |
-	sort -u | while read -r f; do [ -n "${place[$f]:-}" ] || echo "$f"; done)
+	sort -u | comm -23 - <(echo "$created"))
 rm -rf "$work" "$out"
 mkdir -p "$work" "$out"
 tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards --no-wildcards-match-slash \
@@ -84,19 +73,9 @@ git commit -q -m "Linux 6.12 (Debian linux-source-6.12), the files the series to
 base=$(git rev-parse HEAD)
 
 for p in "${series[@]}"; do
-	nr=${p%%-*}
 	{ printf 'From: %s <%s>\n' "$name" "$email"; cat "$patches/$p"; } > "$mbox"
 	git am -q --keep-cr --signoff "$mbox" || die "git am $p failed"
-	added=
-	for f in "${!place[@]}"; do
-		[ "${place[$f]}" = "$nr" ] || continue
-		mkdir -p "$(dirname "$f")"
-		cp "$top/$f" "$f"
-		git add "$f"
-		added="$added $f"
-	done
-	[ -z "$added" ] || git commit -q --amend --no-edit
-	echo "make-patches: $p${added:+ + $added}"
+	echo "make-patches: $p"
 done
 
 cover=()

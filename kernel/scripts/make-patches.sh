@@ -5,9 +5,11 @@
 #
 # Turn kernel/patches/series into the series one would post: the commits
 # are rebuilt with git am in a scratch git tree holding only the files the
-# series touches, and git format-patch writes them to OUTDIR with a cover
-# letter from kernel/patches/cover-letter.  Then checkpatch --strict runs
-# over every generated patch.  The patches in kernel/patches are upstream-style
+# series touches (and the kernel's .gitattributes, so that hunk headers
+# name the C function as the kernel's own git does), and git format-patch
+# writes them to OUTDIR with a cover letter from
+# kernel/patches/cover-letter.  Then checkpatch --strict runs over every
+# generated patch.  The patches in kernel/patches are upstream-style
 # already: each new file (trace headers, docs, the selftest) is created by
 # the patch that first needs it, so nothing is folded in here.
 #
@@ -25,7 +27,10 @@
 # bots read; it cannot be derived from the tarball.
 set -euo pipefail
 
-out=$1
+[ $# -eq 1 ] && [ -n "$1" ] || { echo "usage: make-patches.sh OUTDIR" >&2; exit 2; }
+# Absolute: the script works from a scratch tree, and OUTDIR is removed
+# and written from there.
+out=$(realpath -m -- "$1")
 top=$(cd "$(dirname "$0")/../.." && pwd)
 patches=$top/kernel/patches
 tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
@@ -41,6 +46,11 @@ email=$(git -C "$top" config user.email || true)
 base_commit=${BASE_COMMIT:-}
 [ -z "$base_commit" ] || [[ $base_commit =~ ^[0-9a-f]{40}$ ]] ||
 	die "BASE_COMMIT must be the 40-digit commit id of the base tag, not '$base_commit'"
+# OUTDIR and OUTDIR.tree are removed first: never the repository, a
+# directory above it, or its kernel/
+parent=${out%/}
+case $top/ in "$parent"/*) die "OUTDIR $out holds this repository: name a directory of its own";; esac
+case $out in "$top"/kernel|"$top"/kernel/*) die "OUTDIR $out is in kernel/: name a directory of its own";; esac
 [ -r "$tarball" ] || die "$tarball not found: install linux-source-6.12 (make deps)"
 [ -x "$checkpatch" ] || die "$checkpatch not found: run make kernel-stock first, or set CHECKPATCH"
 
@@ -58,8 +68,10 @@ touched=$(for p in "${series[@]}"; do sed -n 's|^--- a/\([^	]*\).*|\1|p' "$patch
 	sort -u | comm -23 - <(echo "$created"))
 rm -rf "$work" "$out"
 mkdir -p "$work" "$out"
-tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards --no-wildcards-match-slash \
-	'*/Makefile' $(for f in $touched; do echo "*/$f"; done)
+# quoted patterns: unquoted, the shell would glob them in the current directory
+members=('*/Makefile' '*/.gitattributes')
+for f in $touched; do members+=("*/$f"); done
+tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards --no-wildcards-match-slash "${members[@]}"
 base_tag=v$(sed -n 's/^VERSION = //p' "$work/Makefile").$(sed -n 's/^PATCHLEVEL = //p' "$work/Makefile").$(sed -n 's/^SUBLEVEL = //p' "$work/Makefile")
 [[ $base_tag =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "no VERSION, PATCHLEVEL and SUBLEVEL in $tarball's Makefile"
 debian=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || true)

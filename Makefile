@@ -7,8 +7,8 @@
 #   make check-long  the slowest tests, left out of make check
 #   make bench    the performance table (patched vs stock, one run)
 #
-# Other targets: deps kernel kernel-stock kernel-norw series-check patches tool selftests
-# image vm mutation-check suite-table bench-programs bench-resize clean.
+# Other targets: deps kernel kernel-stock kernel-norw kernel-files series-check patches tool
+# selftests image vm mutation-check suite-table bench-programs bench-resize clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
@@ -41,7 +41,7 @@ export CCACHE_IGNOREOPTIONS := -fmacro-prefix-map=*
 KCONFIG		:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.config
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
-.PHONY: all deps kernel kernel-stock kernel-norw series-check patches tool selftests image vm run \
+.PHONY: all deps kernel kernel-stock kernel-norw kernel-files series-check patches tool selftests image vm run \
 	check check-long mutation-check suite-table bench bench-programs bench-resize clean install uninstall deb kernel-deb kernel-deb-boot
 
 all: kernel tool image
@@ -78,6 +78,13 @@ kernel-stock: $(BUILD)/stock/src.stamp
 
 kernel-norw: $(BUILD)/norw/src.stamp
 	@$(SCRIPTS)/build-kernel.sh $(BUILD)/norw $(KCONFIG)
+
+# The patches are the only source of the kernel files the project adds; the
+# copies at their kernel paths here (include/, tools/testing/,
+# Documentation/{admin-guide,trace}/) are rewritten from the applied series.
+# make check fails when they differ (kernel/scripts/kernel-files.sh check).
+kernel-files: $(BUILD)/stock/src.stamp
+	@$(SCRIPTS)/kernel-files.sh update
 
 # Each patch of the series on its own: applies, builds, checkpatch --strict.
 series-check: | deps

@@ -752,6 +752,122 @@ static size_t sim_streams(const struct run *r, int threads)
 }
 
 /*
+ * One simulation (one draw through one run) while it runs: its table of
+ * buckets and its sums.  A local of simulate(), so that the sums stay in
+ * registers through the steps below, which are inlined into it.
+ */
+struct sim_run {
+	const uint32_t *hk;	/* each hold's hash in this draw, or NULL */
+	uint64_t draw;
+	uint32_t mask;		/* size - 1 */
+	uint64_t handover;
+	uint64_t *free_at, *last_key;	/* struct sim's */
+	uint64_t first, last;	/* first request, last release */
+	double coll, coll_wait, share_wait, fault;
+};
+
+/*
+ * Hold x (index p in the run) of key `key`, asked at t, through its
+ * bucket's FIFO queue: it starts when the bucket's last holder releases
+ * (and a handover after it), and its wait is sharing when that holder
+ * had the same key, else a collision.  Returns the wait.
+ */
+static inline __attribute__((always_inline)) uint64_t
+sim_hold(struct sim_run *s, const struct stream_hold *x, uint32_t p,
+	 uint64_t key, uint64_t t)
+{
+	uint32_t b = (s->hk ? s->hk[p] : (uint32_t)mix64(s->draw ^
+			(key * 0xd1b54a32d192ed03ULL))) & s->mask;
+	uint64_t start = s->free_at[b] > t ? s->free_at[b] + s->handover : t;
+	uint64_t w = start - t;
+
+	if (w) {
+		if (s->last_key[b] == key + 1) {
+			s->share_wait += w;
+		} else {
+			s->coll += 1;
+			s->coll_wait += w;
+		}
+	}
+	s->fault += w + x->svc;
+	s->free_at[b] = start + x->svc;
+	if (s->free_at[b] > s->last)
+		s->last = s->free_at[b];
+	s->last_key[b] = key + 1;
+	return w;
+}
+
+/*
+ * Open loop, k copies of the run's streams: the requests keep their
+ * recorded times, so the order is the run's (open_order()), each copy
+ * of a group of equal requests in turn, as the heap of (time, stream)
+ * took them.
+ */
+static inline __attribute__((always_inline)) void
+sim_open(const struct run *r, uint32_t k, struct sim_run *s)
+{
+	uint32_t c, g0, g1, i;
+
+	s->first = r->h[r->order[0]].req;
+	for (g0 = 0; g0 < r->n; g0 = g1) {
+		uint64_t t = r->h[r->order[g0]].req;
+
+		for (g1 = g0 + 1; g1 < r->n &&
+		     r->h[r->order[g1]].req == t; g1++)
+			;
+		for (c = 0; c < k; c++) {
+			uint64_t kb = (uint64_t)c * r->nkeys;
+
+			for (i = g0; i < g1; i++) {
+				uint32_t p = r->order[i];
+				const struct stream_hold *x = &r->h[p];
+
+				sim_hold(s, x, p, kb + x->key, t);
+			}
+		}
+	}
+}
+
+/*
+ * Closed loop, nstreams streams (copies of the run's): each stream's
+ * next request is its contention-free time plus the waits it met so
+ * far; the earliest request of any stream goes next, ties by stream.
+ */
+static inline __attribute__((always_inline)) void
+sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
+	   struct sim_run *s)
+{
+	uint32_t ns = (uint32_t)r->nstreams, j;
+
+	sm->hp.n = 0;
+	for (j = 0; j < nstreams; j++) {
+		uint32_t src = j % ns;
+
+		sm->pos[j] = r->first[src];
+		sm->end[j] = r->first[src + 1];
+		sm->kbase[j] = (uint64_t)(j / ns) * r->nkeys;
+		sm->delay[j] = 0;
+		if (sm->pos[j] < sm->end[j])
+			heap_push(&sm->hp, r->h[sm->pos[j]].req0, j);
+	}
+	while (sm->hp.n) {
+		const struct stream_hold *x;
+		uint64_t t;
+		uint32_t j2;
+
+		heap_pop(&sm->hp, &t, &j2);
+		if (t < s->first)
+			s->first = t;
+		x = &r->h[sm->pos[j2]];
+		sm->delay[j2] += sim_hold(s, x, sm->pos[j2],
+					  sm->kbase[j2] + x->key, t);
+		if (++sm->pos[j2] < sm->end[j2])
+			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
+				  j2);
+	}
+}
+
+/*
  * One draw through one run: the streams are the recorded lanes, or with
  * threads = T, copies() copies of all of them, each copy with keys of
  * its own: the same workload started again on another file, as
@@ -768,107 +884,28 @@ static void simulate(const struct run *r, int threads, int open_loop,
 		     uint32_t size, uint64_t draw, const uint32_t *hk,
 		     struct sim *sm, struct sim_out *out)
 {
-	uint32_t nstreams = (uint32_t)sim_streams(r, threads), j;
-	uint32_t mask = size - 1, ns = (uint32_t)r->nstreams;
-	uint64_t first = UINT64_MAX, last = 0, handover = r->handover;
-	uint64_t *free_at = sm->free_at, *last_key = sm->last_key;
-	double coll = 0, coll_wait = 0, share_wait = 0, fault = 0;
+	uint32_t nstreams = (uint32_t)sim_streams(r, threads);
+	struct sim_run s = {
+		.hk = hk, .draw = draw, .mask = size - 1,
+		.handover = r->handover,
+		.free_at = sm->free_at, .last_key = sm->last_key,
+		.first = UINT64_MAX,
+	};
 
 	if (!r->nstreams)
 		return;
-	memset(free_at, 0, (size_t)size * sizeof(*free_at));
-	memset(last_key, 0, (size_t)size * sizeof(*last_key));
-
-/* one hold x of key `key` asked at t: the bucket's queue, the sums */
-#define SIM_HOLD(x, p, key, t, wait_out)				\
-	do {								\
-		uint32_t b_ = (hk ? hk[p] : (uint32_t)mix64(draw ^	\
-				((key) * 0xd1b54a32d192ed03ULL))) & mask; \
-		uint64_t start_ = free_at[b_] > (t) ?			\
-				  free_at[b_] + handover : (t);		\
-		uint64_t w_ = start_ - (t);				\
-									\
-		if (w_) {						\
-			if (last_key[b_] == (key) + 1) {		\
-				share_wait += w_;			\
-			} else {					\
-				coll += 1;				\
-				coll_wait += w_;			\
-			}						\
-		}							\
-		fault += w_ + (x)->svc;					\
-		free_at[b_] = start_ + (x)->svc;			\
-		if (free_at[b_] > last)					\
-			last = free_at[b_];				\
-		last_key[b_] = (key) + 1;				\
-		wait_out = w_;						\
-	} while (0)
-
-	if (open_loop) {
-		/*
-		 * The requests keep their recorded times: the order is the
-		 * run's (open_order()), each copy of a group of equal
-		 * requests in turn, as the heap of (time, stream) took them.
-		 */
-		uint32_t k = nstreams / ns, c, g0, g1, i;
-
-		first = r->h[r->order[0]].req;
-		for (g0 = 0; g0 < r->n; g0 = g1) {
-			uint64_t t = r->h[r->order[g0]].req;
-
-			for (g1 = g0 + 1; g1 < r->n &&
-			     r->h[r->order[g1]].req == t; g1++)
-				;
-			for (c = 0; c < k; c++) {
-				uint64_t kb = (uint64_t)c * r->nkeys;
-
-				for (i = g0; i < g1; i++) {
-					uint32_t p = r->order[i];
-					const struct stream_hold *x = &r->h[p];
-					uint64_t key = kb + x->key, w;
-
-					SIM_HOLD(x, p, key, t, w);
-					(void)w;
-				}
-			}
-		}
-		goto done;
-	}
-	sm->hp.n = 0;
-	for (j = 0; j < nstreams; j++) {
-		uint32_t src = j % ns;
-
-		sm->pos[j] = r->first[src];
-		sm->end[j] = r->first[src + 1];
-		sm->kbase[j] = (uint64_t)(j / ns) * r->nkeys;
-		sm->delay[j] = 0;
-		if (sm->pos[j] < sm->end[j])
-			heap_push(&sm->hp, r->h[sm->pos[j]].req0, j);
-	}
-	while (sm->hp.n) {
-		const struct stream_hold *x;
-		uint64_t t, key, wait;
-		uint32_t j2;
-
-		heap_pop(&sm->hp, &t, &j2);
-		if (t < first)
-			first = t;
-		x = &r->h[sm->pos[j2]];
-		key = sm->kbase[j2] + x->key;
-		SIM_HOLD(x, sm->pos[j2], key, t, wait);
-		sm->delay[j2] += wait;
-		if (++sm->pos[j2] < sm->end[j2])
-			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
-				  j2);
-	}
-#undef SIM_HOLD
-done:
-	out->coll += coll;
-	out->coll_wait += coll_wait;
-	out->share_wait += share_wait;
-	out->fault += fault;
-	if (last > first)
-		out->span += last - first;
+	memset(s.free_at, 0, (size_t)size * sizeof(*s.free_at));
+	memset(s.last_key, 0, (size_t)size * sizeof(*s.last_key));
+	if (open_loop)
+		sim_open(r, nstreams / (uint32_t)r->nstreams, &s);
+	else
+		sim_closed(r, nstreams, sm, &s);
+	out->coll += s.coll;
+	out->coll_wait += s.coll_wait;
+	out->share_wait += s.share_wait;
+	out->fault += s.fault;
+	if (s.last > s.first)
+		out->span += s.last - s.first;
 }
 
 /*

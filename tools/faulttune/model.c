@@ -809,6 +809,16 @@ sim_open(const struct run *r, uint32_t k, struct sim_run *s)
 	uint32_t c, g0, g1, i;
 
 	s->first = r->h[r->order[0]].req;
+	if (k == 1) {
+		/* one copy: a group's holds in turn are the order itself */
+		for (i = 0; i < r->n; i++) {
+			uint32_t p = r->order[i];
+			const struct stream_hold *x = &r->h[p];
+
+			sim_hold(s, x, p, x->key, x->req);
+		}
+		return;
+	}
 	for (g0 = 0; g0 < r->n; g0 = g1) {
 		uint64_t t = r->h[r->order[g0]].req;
 

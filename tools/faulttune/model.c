@@ -838,6 +838,59 @@ sim_open(const struct run *r, uint32_t k, struct sim_run *s)
 	}
 }
 
+/* streams that the closed loop scans for the earliest, not a heap */
+#define SIM_SCAN_STREAMS	16
+
+/*
+ * The closed loop on a few streams: the earliest next request by a scan
+ * of the streams still going, kept in stream order so that the first
+ * of equal requests is the lowest stream, as the heap takes them.
+ */
+static inline __attribute__((always_inline)) void
+sim_closed_scan(const struct run *r, uint32_t nstreams, struct sim_run *s)
+{
+	uint64_t next[SIM_SCAN_STREAMS], delay[SIM_SCAN_STREAMS];
+	uint64_t kbase[SIM_SCAN_STREAMS];
+	uint32_t pos[SIM_SCAN_STREAMS], end[SIM_SCAN_STREAMS];
+	uint32_t ns = (uint32_t)r->nstreams, j, na = 0, m, q;
+
+	for (j = 0; j < nstreams; j++) {
+		uint32_t src = j % ns;
+
+		if (r->first[src] >= r->first[src + 1])
+			continue;
+		pos[na] = r->first[src];
+		end[na] = r->first[src + 1];
+		kbase[na] = (uint64_t)(j / ns) * r->nkeys;
+		delay[na] = 0;
+		next[na++] = r->h[r->first[src]].req0;
+	}
+	while (na) {
+		const struct stream_hold *x;
+
+		for (m = 0, q = 1; q < na; q++)
+			if (next[q] < next[m])
+				m = q;
+		if (next[m] < s->first)
+			s->first = next[m];
+		x = &r->h[pos[m]];
+		delay[m] += sim_hold(s, x, pos[m], kbase[m] + x->key, next[m]);
+		if (++pos[m] < end[m]) {
+			next[m] = r->h[pos[m]].req0 + delay[m];
+			continue;
+		}
+		/* this stream is done: the others stay in stream order */
+		for (q = m + 1; q < na; q++) {
+			next[q - 1] = next[q];
+			delay[q - 1] = delay[q];
+			kbase[q - 1] = kbase[q];
+			pos[q - 1] = pos[q];
+			end[q - 1] = end[q];
+		}
+		na--;
+	}
+}
+
 /*
  * Closed loop, nstreams streams (copies of the run's): each stream's
  * next request is its contention-free time plus the waits it met so
@@ -849,6 +902,10 @@ sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
 {
 	uint32_t ns = (uint32_t)r->nstreams, j;
 
+	if (nstreams <= SIM_SCAN_STREAMS) {
+		sim_closed_scan(r, nstreams, s);
+		return;
+	}
 	sm->hp.n = 0;
 	for (j = 0; j < nstreams; j++) {
 		uint32_t src = j % ns;

@@ -1083,17 +1083,17 @@ static int hash_make(struct ft_model *m, const struct ft_model_opts *o,
 	return 0;
 }
 
-int ft_model_predict_runs(const struct ft_model *m,
-			  const struct ft_model_opts *o, uint32_t size,
-			  struct ft_model_row *row, struct ft_run_pred *runs)
+/*
+ * The draws a prediction makes (o->draws, else auto_draws() within
+ * o->max_draws), in row->draws too, and the most streams one simulation
+ * of a run runs; -1 when the size or the options are out of range.
+ */
+static int predict_setup(const struct ft_model *m,
+			 const struct ft_model_opts *o, uint32_t size,
+			 struct ft_model_row *row, size_t *maxs)
 {
-	struct sim sm = { 0 };
-	double sum = 0, sum2 = 0, *rs = NULL, *rs2 = NULL;
-	int draws, d, i, ret = -1, cached;
-	size_t maxs = 0;
+	int draws, i;
 
-	memset(row, 0, sizeof(*row));
-	row->size = size;
 	if (!size || !ft_is_pow2(size) || size > FT_MODEL_MAX_SIZE ||
 	    o->threads < 0 || o->only_run < 0 || o->only_run > m->nruns)
 		return -1;
@@ -1101,35 +1101,69 @@ int ft_model_predict_runs(const struct ft_model *m,
 	if (!o->draws && o->max_draws > 0 && draws > o->max_draws)
 		draws = o->max_draws;
 	row->draws = draws;
+	*maxs = 0;
 	for (i = 0; i < m->nruns; i++) {
 		size_t ns = sim_streams(&m->runs[i], o->threads);
 
 		if (ns == SIZE_MAX)
 			return -1;	/* more streams than any machine runs */
-		if (ns > maxs)
-			maxs = ns;
+		if (ns > *maxs)
+			*maxs = ns;
 	}
-	if (runs) {
-		memset(runs, 0, m->nruns * sizeof(*runs));
-		rs = calloc(m->nruns + 1, sizeof(*rs));
-		rs2 = calloc(m->nruns + 1, sizeof(*rs2));
-		if (!rs || !rs2)
-			goto out;
+	return draws;
+}
+
+static void sim_free(struct sim *sm)
+{
+	free(sm->free_at);
+	free(sm->last_key);
+	free(sm->pos);
+	free(sm->delay);
+	free(sm->end);
+	free(sm->kbase);
+	free(sm->hp.t);
+	free(sm->hp.s);
+}
+
+/* a simulation's table of `size` buckets and its maxs streams: 0 or -1 */
+static int sim_alloc(struct sim *sm, uint32_t size, size_t maxs)
+{
+	memset(sm, 0, sizeof(*sm));
+	sm->free_at = malloc((size_t)size * sizeof(*sm->free_at));
+	sm->last_key = malloc((size_t)size * sizeof(*sm->last_key));
+	sm->pos = malloc((maxs + 1) * sizeof(*sm->pos));
+	sm->delay = malloc((maxs + 1) * sizeof(*sm->delay));
+	sm->end = malloc((maxs + 1) * sizeof(*sm->end));
+	sm->kbase = malloc((maxs + 1) * sizeof(*sm->kbase));
+	sm->hp.t = malloc((maxs + 1) * sizeof(*sm->hp.t));
+	sm->hp.s = malloc((maxs + 1) * sizeof(*sm->hp.s));
+	if (!sm->free_at || !sm->last_key || !sm->pos || !sm->delay ||
+	    !sm->end || !sm->kbase || !sm->hp.t || !sm->hp.s) {
+		sim_free(sm);
+		return -1;
 	}
-	sm.free_at = malloc((size_t)size * sizeof(*sm.free_at));
-	sm.last_key = malloc((size_t)size * sizeof(*sm.last_key));
-	sm.pos = malloc((maxs + 1) * sizeof(*sm.pos));
-	sm.delay = malloc((maxs + 1) * sizeof(*sm.delay));
-	sm.end = malloc((maxs + 1) * sizeof(*sm.end));
-	sm.kbase = malloc((maxs + 1) * sizeof(*sm.kbase));
-	sm.hp.t = malloc((maxs + 1) * sizeof(*sm.hp.t));
-	sm.hp.s = malloc((maxs + 1) * sizeof(*sm.hp.s));
-	if (!sm.free_at || !sm.last_key || !sm.pos || !sm.delay ||
-	    !sm.end || !sm.kbase ||
-	    !sm.hp.t || !sm.hp.s)
-		goto out;
+	return 0;
+}
+
+/* a prediction's sums over the draws: the row's, and each run's moments */
+struct pred_sums {
+	double sum, sum2;	/* of each draw's collision share, % */
+	double *rs, *rs2;	/* run i's, over its draws (runs wanted) */
+};
+
+/*
+ * Every draw through every run (or o->only_run): the row's sums, and
+ * with runs each run's collision wait, fault time and the moments of
+ * its share.
+ */
+static void predict_draws(const struct ft_model *m,
+			  const struct ft_model_opts *o, uint32_t size,
+			  int draws, struct sim *sm, struct ft_model_row *row,
+			  struct ft_run_pred *runs, struct pred_sums *ps)
+{
 	/* the model keeps them for the next size: a cache, not its state */
-	cached = !hash_make((struct ft_model *)m, o, draws);
+	int cached = !hash_make((struct ft_model *)m, o, draws), d, i;
+
 	for (d = 0; d < draws; d++) {
 		struct sim_out so = { 0 };
 
@@ -1140,7 +1174,7 @@ int ft_model_predict_runs(const struct ft_model *m,
 				continue;
 			simulate(&m->runs[i], o->threads, o->open_loop, size,
 				 run_draw(o->seed, i, d), cached ? m->hash[i] +
-				 (size_t)d * m->runs[i].n : NULL, &sm, &one);
+				 (size_t)d * m->runs[i].n : NULL, sm, &one);
 			so.coll += one.coll;
 			so.coll_wait += one.coll_wait;
 			so.share_wait += one.share_wait;
@@ -1149,8 +1183,8 @@ int ft_model_predict_runs(const struct ft_model *m,
 			if (runs) {
 				runs[i].coll_wait += one.coll_wait;
 				runs[i].fault += one.fault;
-				pct_moments(one.coll_wait, one.fault, &rs[i],
-					    &rs2[i]);
+				pct_moments(one.coll_wait, one.fault, &ps->rs[i],
+					    &ps->rs2[i]);
 			}
 		}
 		row->collisions += so.coll;
@@ -1158,8 +1192,14 @@ int ft_model_predict_runs(const struct ft_model *m,
 		row->share_wait_ns += so.share_wait;
 		row->fault_ns += so.fault;
 		row->span_ns += so.span;
-		pct_moments(so.coll_wait, so.fault, &sum, &sum2);
+		pct_moments(so.coll_wait, so.fault, &ps->sum, &ps->sum2);
 	}
+}
+
+/* the row's sums over the draws into means, shares and spread */
+static void row_means(struct ft_model_row *row, int draws,
+		      const struct pred_sums *ps)
+{
 	row->collisions /= draws;
 	row->coll_wait_ns /= draws;
 	row->share_wait_ns /= draws;
@@ -1169,38 +1209,70 @@ int ft_model_predict_runs(const struct ft_model *m,
 		row->coll_pct = 100.0 * row->coll_wait_ns / row->fault_ns;
 		row->share_pct = 100.0 * row->share_wait_ns / row->fault_ns;
 	}
-	row->coll_pct_sd = sd_of(sum, sum2, draws);
-	for (i = 0; runs && i < m->nruns; i++) {
+	row->coll_pct_sd = sd_of(ps->sum, ps->sum2, draws);
+}
+
+/*
+ * Each run's means over its draws, and the row's standard error: each
+ * run on its own, how much the answer moves between runs, the runs'
+ * draws included (each run has its own).  One run: what its draws
+ * leave of the mean, their spread over their square root.
+ */
+static void runs_means(const struct ft_model *m,
+		       const struct ft_model_opts *o, int draws,
+		       struct ft_model_row *row, struct ft_run_pred *runs,
+		       const struct pred_sums *ps)
+{
+	int i;
+
+	for (i = 0; i < m->nruns; i++) {
 		runs[i].coll_wait /= draws;
 		runs[i].fault /= draws;
-		runs[i].draw_sd = sd_of(rs[i], rs2[i], draws);
+		runs[i].draw_sd = sd_of(ps->rs[i], ps->rs2[i], draws);
 	}
-	/*
-	 * Each run on its own: how much the answer moves between runs, the
-	 * runs' draws included (each run has its own).  One run: what its
-	 * draws leave of the mean, their spread over their square root.
-	 */
-	if (runs && m->nruns > 1 && !o->only_run) {
+	if (m->nruns > 1 && !o->only_run) {
 		double s = 0, s2 = 0;
 
 		for (i = 0; i < m->nruns; i++)
 			pct_moments(runs[i].coll_wait, runs[i].fault, &s, &s2);
 		row->coll_pct_se = sd_of(s, s2, m->nruns) / sqrt(m->nruns);
-	} else if (runs && draws > 1) {
+	} else if (draws > 1) {
 		row->coll_pct_se = row->coll_pct_sd / sqrt(draws);
 	}
+}
+
+int ft_model_predict_runs(const struct ft_model *m,
+			  const struct ft_model_opts *o, uint32_t size,
+			  struct ft_model_row *row, struct ft_run_pred *runs)
+{
+	struct pred_sums ps = { 0 };
+	struct sim sm;
+	size_t maxs;
+	int draws, ret = -1;
+
+	memset(row, 0, sizeof(*row));
+	row->size = size;
+	draws = predict_setup(m, o, size, row, &maxs);
+	if (draws < 0)
+		return -1;
+	if (runs) {
+		memset(runs, 0, m->nruns * sizeof(*runs));
+		ps.rs = calloc(m->nruns + 1, sizeof(*ps.rs));
+		ps.rs2 = calloc(m->nruns + 1, sizeof(*ps.rs2));
+		if (!ps.rs || !ps.rs2)
+			goto out;
+	}
+	if (sim_alloc(&sm, size, maxs))
+		goto out;
+	predict_draws(m, o, size, draws, &sm, row, runs, &ps);
+	sim_free(&sm);
+	row_means(row, draws, &ps);
+	if (runs)
+		runs_means(m, o, draws, row, runs, &ps);
 	ret = 0;
 out:
-	free(rs);
-	free(rs2);
-	free(sm.free_at);
-	free(sm.last_key);
-	free(sm.pos);
-	free(sm.delay);
-	free(sm.end);
-	free(sm.kbase);
-	free(sm.hp.t);
-	free(sm.hp.s);
+	free(ps.rs);
+	free(ps.rs2);
 	return ret;
 }
 

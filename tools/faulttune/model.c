@@ -838,56 +838,77 @@ sim_open(const struct run *r, uint32_t k, struct sim_run *s)
 	}
 }
 
-/* streams that the closed loop scans for the earliest, not a heap */
-#define SIM_SCAN_STREAMS	16
+/* streams that the closed loop keeps in a sorted queue, not a heap */
+#define SIM_FEW_STREAMS	16
+#define SIM_RING	32	/* the queue's ring: a power of two > 16 */
+
+/* the closed loop's few streams still going, by (next request, stream) */
+struct sim_queue {
+	uint64_t t[SIM_RING];
+	uint32_t s[SIM_RING];
+	unsigned int head, n;
+};
 
 /*
- * The closed loop on a few streams: the earliest next request by a scan
- * of the streams still going, kept in stream order so that the first
- * of equal requests is the lowest stream, as the heap takes them.
+ * Stream j's next request at t into the queue, after those that go
+ * before it: a stream's next request mostly comes after the others',
+ * so this seldom moves more than one or two from the tail.
  */
 static inline __attribute__((always_inline)) void
-sim_closed_scan(const struct run *r, uint32_t nstreams, struct sim_run *s)
+queue_put(struct sim_queue *q, uint64_t t, uint32_t j)
 {
-	uint64_t next[SIM_SCAN_STREAMS], delay[SIM_SCAN_STREAMS];
-	uint64_t kbase[SIM_SCAN_STREAMS];
-	uint32_t pos[SIM_SCAN_STREAMS], end[SIM_SCAN_STREAMS];
-	uint32_t ns = (uint32_t)r->nstreams, j, na = 0, m, q;
+	unsigned int i = q->n, at, prev;
 
+	for (; i > 0; i--) {
+		prev = (q->head + i - 1) & (SIM_RING - 1);
+		if (q->t[prev] < t || (q->t[prev] == t && q->s[prev] < j))
+			break;
+		at = (q->head + i) & (SIM_RING - 1);
+		q->t[at] = q->t[prev];
+		q->s[at] = q->s[prev];
+	}
+	at = (q->head + i) & (SIM_RING - 1);
+	q->t[at] = t;
+	q->s[at] = j;
+	q->n++;
+}
+
+/*
+ * The closed loop on a few streams: their next requests in a queue
+ * sorted by (time, stream), the order the heap takes them in.
+ */
+static inline __attribute__((always_inline)) void
+sim_closed_few(const struct run *r, uint32_t nstreams, struct sim_run *s)
+{
+	uint64_t delay[SIM_FEW_STREAMS], kbase[SIM_FEW_STREAMS];
+	uint32_t pos[SIM_FEW_STREAMS], end[SIM_FEW_STREAMS];
+	uint32_t ns = (uint32_t)r->nstreams, j;
+	struct sim_queue q;
+
+	q.head = q.n = 0;
 	for (j = 0; j < nstreams; j++) {
 		uint32_t src = j % ns;
 
-		if (r->first[src] >= r->first[src + 1])
-			continue;
-		pos[na] = r->first[src];
-		end[na] = r->first[src + 1];
-		kbase[na] = (uint64_t)(j / ns) * r->nkeys;
-		delay[na] = 0;
-		next[na++] = r->h[r->first[src]].req0;
+		pos[j] = r->first[src];
+		end[j] = r->first[src + 1];
+		kbase[j] = (uint64_t)(j / ns) * r->nkeys;
+		delay[j] = 0;
+		if (pos[j] < end[j])
+			queue_put(&q, r->h[pos[j]].req0, j);
 	}
-	while (na) {
+	while (q.n) {
 		const struct stream_hold *x;
+		uint64_t t = q.t[q.head & (SIM_RING - 1)];
 
-		for (m = 0, q = 1; q < na; q++)
-			if (next[q] < next[m])
-				m = q;
-		if (next[m] < s->first)
-			s->first = next[m];
-		x = &r->h[pos[m]];
-		delay[m] += sim_hold(s, x, pos[m], kbase[m] + x->key, next[m]);
-		if (++pos[m] < end[m]) {
-			next[m] = r->h[pos[m]].req0 + delay[m];
-			continue;
-		}
-		/* this stream is done: the others stay in stream order */
-		for (q = m + 1; q < na; q++) {
-			next[q - 1] = next[q];
-			delay[q - 1] = delay[q];
-			kbase[q - 1] = kbase[q];
-			pos[q - 1] = pos[q];
-			end[q - 1] = end[q];
-		}
-		na--;
+		j = q.s[q.head & (SIM_RING - 1)];
+		q.head++;
+		q.n--;
+		if (t < s->first)
+			s->first = t;
+		x = &r->h[pos[j]];
+		delay[j] += sim_hold(s, x, pos[j], kbase[j] + x->key, t);
+		if (++pos[j] < end[j])
+			queue_put(&q, r->h[pos[j]].req0 + delay[j], j);
 	}
 }
 
@@ -902,8 +923,8 @@ sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
 {
 	uint32_t ns = (uint32_t)r->nstreams, j;
 
-	if (nstreams <= SIM_SCAN_STREAMS) {
-		sim_closed_scan(r, nstreams, s);
+	if (nstreams <= SIM_FEW_STREAMS) {
+		sim_closed_few(r, nstreams, s);
 		return;
 	}
 	sm->hp.n = 0;

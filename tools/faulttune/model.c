@@ -1431,6 +1431,35 @@ static int cmp_hold(const void *x, const void *y)
 }
 
 /*
+ * The holds by (acquire, release), equal ones in the order they came, as
+ * qsort's merge sort gave them: they come at their release, so mostly a
+ * few places from acquire order at most.  Insertion (stable) while few
+ * move, else qsort on the permutation so far, which has equal holds in
+ * their first order still.
+ */
+static void sort_holds(struct ft_hold *h, size_t n)
+{
+	size_t i, j, moves = 0;
+
+	for (i = 1; i < n; i++) {
+		struct ft_hold x;
+
+		if (cmp_hold(&h[i - 1], &h[i]) <= 0)
+			continue;
+		x = h[i];
+		for (j = i; j > 0 && cmp_hold(&h[j - 1], &x) > 0; j--) {
+			h[j] = h[j - 1];
+			if (++moves > 8 * n + 64) {
+				h[j - 1] = x;	/* a permutation again */
+				qsort(h, n, sizeof(*h), cmp_hold);
+				return;
+			}
+		}
+		h[j] = x;
+	}
+}
+
+/*
  * Replay the recorded holds through a table of `size` buckets with the
  * recorded hashes: one draw, no queueing feedback (a predicted wait does
  * not delay the recorded hold).  At the recorded size it reproduces the
@@ -1491,8 +1520,7 @@ int ft_whatif(struct ft_analysis *a, uint32_t max_size,
 		goto out;
 	}
 	/* in place: a copy was the largest thing report allocated */
-	if (a->nholds)
-		qsort(a->holds, a->nholds, sizeof(*a->holds), cmp_hold);
+	sort_holds(a->holds, a->nholds);
 	for (i = 0, size = 1; i < nrows; i++, size <<= 1)
 		whatif_one(a->holds, a->nholds, size, until, km, ki, &(*rows)[i]);
 out:

@@ -29,6 +29,17 @@ struct ft_evdesc {
 		*f_old, *f_new, *f_dur, *f_result, *f_buf, *f_caller, *f_size;
 	/* a record this long has every number field in it: no check each */
 	unsigned int need;
+	/*
+	 * decode_full()'s fields read as 8 bytes each and masked to their
+	 * size (mask 0: not in the format), when that many bytes from the
+	 * record's start are readable (struct reader's room).
+	 */
+	struct wide_field {
+		unsigned int off;
+		uint64_t mask;
+	} w_mapping, w_index, w_hash, w_bucket, w_nbuckets, w_op, w_contended,
+	  w_wait, w_hold, w_old, w_new, w_dur, w_result;
+	unsigned int need8;
 };
 
 enum {
@@ -74,6 +85,8 @@ struct reader {
 	uint64_t loop_off;
 	dev_t dev;			/* the file, to find libtracecmd's maps */
 	ino_t ino;
+	/* fast path: bytes readable from the record's start (its page's) */
+	unsigned int room;
 };
 
 #define ID_OTHER	(-1)	/* an event of the file faulttune does not use */
@@ -243,6 +256,72 @@ static inline struct ft_evdesc *record_desc(struct reader *rd,
 	return i < 0 ? NULL : &rd->d[i];
 }
 
+static inline uint64_t wide_in(const struct wide_field *w,
+			       const unsigned char *data)
+{
+	uint64_t v;
+
+	memcpy(&v, data + w->off, 8);
+	return v & w->mask;
+}
+
+/*
+ * decode_full()'s numbers, each read as 8 bytes and masked (the record's
+ * page has need8 bytes from its start): what num_in() reads, without a
+ * switch on each field's size.
+ */
+static inline void decode_wide(struct ft_event *ev, const struct ft_evdesc *d,
+			       const unsigned char *p)
+{
+	ev->mapping = wide_in(&d->w_mapping, p);
+	ev->index = wide_in(&d->w_index, p);
+	ev->hash = wide_in(&d->w_hash, p);
+	ev->bucket = wide_in(&d->w_bucket, p);
+	ev->nbuckets = wide_in(&d->w_nbuckets, p);
+	ev->op = wide_in(&d->w_op, p);
+	ev->contended = !!wide_in(&d->w_contended, p);
+	ev->wait_ns = wide_in(&d->w_wait, p);
+	ev->hold_ns = wide_in(&d->w_hold, p);
+	ev->old_nbuckets = wide_in(&d->w_old, p);
+	ev->new_nbuckets = wide_in(&d->w_new, p);
+	ev->duration_ns = wide_in(&d->w_dur, p);
+	ev->result = (int)wide_in(&d->w_result, p);
+}
+
+/* a field for decode_wide(), and the bytes it reads into need8 */
+static void wide_set(struct ft_evdesc *d, struct wide_field *w,
+		     const struct tep_format_field *f)
+{
+	w->off = f ? (unsigned int)f->offset : 0;
+	w->mask = !f ? 0 : f->size == 8 ? ~0ULL :
+		  (1ULL << (8 * f->size)) - 1;
+	if (w->off + 8 > d->need8)
+		d->need8 = w->off + 8;
+}
+
+/* decode_full()'s fields as decode_wide() reads them, by the event's lock */
+static void wide_setup(struct ft_evdesc *d)
+{
+	int h = d->lock == FT_LK_HUGETLB;
+
+	d->need8 = 0;
+	wide_set(d, &d->w_mapping, d->lock == FT_LK_CONTENTION ? d->f_addr :
+		 d->lock == FT_LK_MEMTYPE ? d->f_start : d->f_mapping);
+	wide_set(d, &d->w_index, d->lock == FT_LK_CONTENTION ? d->f_flags :
+		 d->lock == FT_LK_MEMTYPE ? d->f_end : d->f_index);
+	wide_set(d, &d->w_hash, h ? d->f_hash : NULL);
+	wide_set(d, &d->w_bucket, h ? d->f_bucket : NULL);
+	wide_set(d, &d->w_nbuckets, h ? d->f_nbuckets : NULL);
+	wide_set(d, &d->w_op, d->f_op);
+	wide_set(d, &d->w_contended, d->f_contended);
+	wide_set(d, &d->w_wait, d->f_wait);
+	wide_set(d, &d->w_hold, d->f_hold);
+	wide_set(d, &d->w_old, d->f_old);
+	wide_set(d, &d->w_new, d->f_new);
+	wide_set(d, &d->w_dur, d->f_dur);
+	wide_set(d, &d->w_result, d->f_result);
+}
+
 /*
  * A lock event with every number field inside the record: read them
  * without a check each, and set every member rather than clear the
@@ -260,7 +339,9 @@ static inline void decode_full(struct reader *rd, const struct ft_evdesc *d,
 			     tep_data_pid(rd->tep, (struct tep_record *)r);
 	ev.lock = d->lock;
 	ev.kind = d->kind;
-	if (d->lock == FT_LK_CONTENTION) {
+	if (rd->room >= d->need8) {
+		decode_wide(&ev, d, p);
+	} else if (d->lock == FT_LK_CONTENTION) {
 		ev.mapping = num_in(d->f_addr, p);
 		ev.index = num_in(d->f_flags, p);
 	} else if (d->lock == FT_LK_MEMTYPE) {
@@ -270,17 +351,20 @@ static inline void decode_full(struct reader *rd, const struct ft_evdesc *d,
 		ev.mapping = num_in(d->f_mapping, p);
 		ev.index = num_in(d->f_index, p);
 	}
-	ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
-	ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
-	ev.nbuckets = d->lock == FT_LK_HUGETLB ? num_in(d->f_nbuckets, p) : 0;
-	ev.op = num_in(d->f_op, p);
-	ev.contended = !!num_in(d->f_contended, p);
-	ev.wait_ns = num_in(d->f_wait, p);
-	ev.hold_ns = num_in(d->f_hold, p);
-	ev.old_nbuckets = num_in(d->f_old, p);
-	ev.new_nbuckets = num_in(d->f_new, p);
-	ev.duration_ns = num_in(d->f_dur, p);
-	ev.result = (int)num_in(d->f_result, p);
+	if (rd->room < d->need8) {
+		ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
+		ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
+		ev.nbuckets = d->lock == FT_LK_HUGETLB ?
+			      num_in(d->f_nbuckets, p) : 0;
+		ev.op = num_in(d->f_op, p);
+		ev.contended = !!num_in(d->f_contended, p);
+		ev.wait_ns = num_in(d->f_wait, p);
+		ev.hold_ns = num_in(d->f_hold, p);
+		ev.old_nbuckets = num_in(d->f_old, p);
+		ev.new_nbuckets = num_in(d->f_new, p);
+		ev.duration_ns = num_in(d->f_dur, p);
+		ev.result = (int)num_in(d->f_result, p);
+	}
 	ev.marker = NULL;
 	ev.stack = NULL;
 	ev.nstack = 0;
@@ -540,6 +624,7 @@ static int setup(struct reader *rd, const char *file)
 		if (field_ok(file, e, d->f_buf, 0) ||
 		    field_ok(file, e, d->f_caller, 0))
 			return -1;
+		wide_setup(d);
 		if ((i <= D_H_REL || i == D_H_HOLD) &&
 		    (!d->f_hash || !d->f_bucket || !d->f_nbuckets ||
 		     !d->f_mapping)) {
@@ -931,6 +1016,7 @@ struct cpu_cur {
 	/* else the page decoded here (page_next()): its data, where next */
 	const unsigned char *pd;
 	unsigned int pos, size;
+	const unsigned char *pg_end;	/* the end of the page being read */
 	unsigned char *copy;		/* a page with its commit cut */
 	unsigned long long ts;		/* of the current event */
 	void *data;			/* its payload, NULL when done */
@@ -1134,6 +1220,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 				       pg + PAGE_HDR + commit, 8);
 			pg = c->copy;
 		}
+		c->pg_end = pg + page;
 		if (!odd) {
 			if (page_load(c, pg, rd, cpu))
 				return 1;
@@ -1228,9 +1315,12 @@ static int fast_read(const char *file, struct layout *lay,
 		rec.data = m->data;
 		rec.size = m->len;
 		rec.cpu = cpu;
+		rd->room = (unsigned int)(m->pg_end -
+					  (const unsigned char *)m->data);
 		on_record(NULL, &rec, cpu, rd);
 		cur_next(m, lay->page, rd, cpu);
 	}
+	rd->room = 0;
 	for (i = 0; i < lay->cpus; i++)
 		lay->committed += cur[i].committed;
 	ret = 0;

@@ -995,18 +995,21 @@ out:
  * The fast path for plain version 6 files (what faulttune record writes):
  * libtracecmd allocates a record per event and merges the CPUs through
  * its own heap; here the file is mapped, every CPU's pages are decoded in
- * place by libtraceevent's kbuffer (the decoder libtracecmd itself uses,
- * so both paths see the same events and time stamps) and the CPUs merged
- * by time stamp, lowest CPU first on ties as libtracecmd does.  The
- * formats still come from libtracecmd (setup()); files with buffer
- * instances, other options or 4-byte longs take the library path.
+ * place and the CPUs merged by time stamp, lowest CPU first on ties as
+ * libtracecmd does.  A page of data events and time extends only (what
+ * faulttune record and trace-cmd write) is decoded here (page_next(),
+ * by kbuffer's rules); a page with padding or absolute time stamps by
+ * libtraceevent's kbuffer, the decoder libtracecmd itself uses: both
+ * paths see the same events and time stamps.  The formats still come
+ * from libtracecmd (setup()); files with buffer instances, other options
+ * or 4-byte longs take the library path.
  *
  * kbuffer trusts the lengths in a page: a commit beyond the page, or an
  * event whose length runs past the commit or wraps, makes it read out of
  * bounds or loop forever.  So each page is checked first, by the ring
- * buffer's length rules only (good_prefix()), and kbuffer is handed the
- * good part: the page itself, or a copy with the commit cut before the
- * first bad header.  What is cut is counted per CPU, never dropped
+ * buffer's length rules only (good_prefix()), and the decoder is handed
+ * the good part: the page itself, or a copy with the commit cut before
+ * the first bad header.  What is cut is counted per CPU, never dropped
  * silently.
  */
 struct cpu_cur {

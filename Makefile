@@ -7,8 +7,8 @@
 #   make check-long  the slowest tests, left out of make check
 #   make bench    the performance table (patched vs stock, one run)
 #
-# Other targets: deps kernel kernel-stock kernel-norw series-check patches tool selftests
-# image vm mutation-check suite-table bench-programs bench-resize clean.
+# Other targets: deps kernel kernel-stock kernel-norw kernel-files series-check patches tool
+# selftests image vm mutation-check suite-table bench-programs bench-resize clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
@@ -39,11 +39,9 @@ export CCACHE_NOHASHDIR := 1
 export CCACHE_IGNOREOPTIONS := -fmacro-prefix-map=*
 
 KCONFIG		:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.config
-OVERLAY		:= $(shell cd $(TOP) && find include tools/testing Documentation/admin-guide \
-			   Documentation/trace -type f 2>/dev/null)
 PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
 
-.PHONY: all deps kernel kernel-stock kernel-norw series-check patches tool selftests image vm run \
+.PHONY: all deps kernel kernel-stock kernel-norw kernel-files series-check patches tool selftests image vm run \
 	check check-long mutation-check suite-table bench bench-programs bench-resize clean install uninstall deb kernel-deb kernel-deb-boot
 
 all: kernel tool image
@@ -61,15 +59,13 @@ $(BUILD)/stock/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh | deps
 	$(SCRIPTS)/prepare-tree.sh stock $(BUILD)/stock/src
 	@touch $@
 
-$(BUILD)/patched/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) \
-			    $(addprefix $(TOP)/,$(OVERLAY)) | deps
+$(BUILD)/patched/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) | deps
 	$(SCRIPTS)/prepare-tree.sh patched $(BUILD)/patched/src
 	@touch $@
 
 # The series without its last patch (memtype_lock read-locked on lookups),
 # to measure that patch against the rest of the series.
-$(BUILD)/norw/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) \
-			 $(addprefix $(TOP)/,$(OVERLAY)) | deps
+$(BUILD)/norw/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) | deps
 	$(SCRIPTS)/prepare-tree.sh norw $(BUILD)/norw/src
 	@touch $@
 
@@ -82,6 +78,13 @@ kernel-stock: $(BUILD)/stock/src.stamp
 
 kernel-norw: $(BUILD)/norw/src.stamp
 	@$(SCRIPTS)/build-kernel.sh $(BUILD)/norw $(KCONFIG)
+
+# The patches are the only source of the kernel files the project adds; the
+# copies at their kernel paths here (include/, tools/testing/,
+# Documentation/{admin-guide,trace}/) are rewritten from the applied series.
+# make check fails when they differ (kernel/scripts/kernel-files.sh check).
+kernel-files: $(BUILD)/stock/src.stamp
+	@$(SCRIPTS)/kernel-files.sh update
 
 # Each patch of the series on its own: applies, builds, checkpatch --strict.
 series-check: | deps
@@ -141,7 +144,8 @@ bench: image kernel kernel-stock kernel-norw
 	@if [ -x $(TOP)/tests/bench.sh ]; then $(TOP)/tests/bench.sh; \
 	 else echo "bench: no benchmarks yet"; fi
 
-# The upstream-style series (new files folded in, cover letter), checkpatched.
+# The series as one would post it (From:, Signed-off-by:, cover letter),
+# checkpatched.
 patches: $(BUILD)/stock/src.stamp
 	@$(SCRIPTS)/make-patches.sh $(BUILD)/patches
 

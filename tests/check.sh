@@ -4,6 +4,8 @@
 # check.sh: what "make check" runs once the kernels and the guest image are
 # built.  Every result is one TAP line, numbered here across all groups:
 #
+#   kernel files	the top-level copies of the kernel files the series adds
+#		are what the series leaves (kernel/scripts/kernel-files.sh)
 #   tool	faulttune's unit tests and its tests against this machine's tracefs
 #   watch	faulttune watch against Debian's promtool, node_exporter and
 #		prometheus, on this machine's kernel (fallback)
@@ -172,6 +174,21 @@ if [ $mode = long ]; then
 	group "selftests-long: the slowest selftests, stock vs patched"
 	selftests
 	finish
+fi
+
+# ---------------------------------------------------------------------------
+group "kernel files: the top-level copies are what the series leaves"
+# host-side, about a second: the series applied to a copy of the files it
+# changes (from build/stock/src), compared with include/, tools/testing/
+# and Documentation/{admin-guide,trace}/ here
+t0=$(date +%s)
+"$scripts/kernel-files.sh" check > "$logs/kernel-files.log" 2>&1
+rc=$?
+echo $(($(date +%s) - t0)) > "$logs/kernel-files.secs"
+collect "" "$logs/kernel-files.log"
+if [ $rc != 0 ]; then
+	grep -v '^\(not \)\?ok \|^1\.\.' "$logs/kernel-files.log" | head -80 | sed 's/^# //; s/^/# /'
+	grep -q '^not ok' "$logs/kernel-files.log" || not_ok "kernel files: kernel-files.sh exited with $rc"
 fi
 
 # ---------------------------------------------------------------------------

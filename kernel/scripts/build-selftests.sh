@@ -5,7 +5,7 @@
 #
 # Build, static, the kernel's own selftests that exercise hugetlb and the
 # fault mutex paths (mm, memfd, dma-buf/udmabuf), plus the project's
-# kselftest when its overlay is present, from the unpacked tree.  They need
+# kselftest when the series has created it, from the patched tree.  They need
 # the 6.12 UAPI headers (Debian 12 ships 6.1 ones), so "make headers" runs
 # first, into OBJDIR: an in-tree run would make the tree unusable for O=
 # kernel builds.  Incremental: make skips what is up to date.

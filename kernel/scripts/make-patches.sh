@@ -3,14 +3,15 @@
 #
 # make-patches.sh OUTDIR
 #
-# Turn kernel/patches/series plus the new files that live in this repository
-# (include/, tools/testing/, Documentation/) into the series one would post:
-# each new file is folded into the patch that kernel/patches/new-files names
-# for it, the commits are rebuilt in a scratch git tree holding only the
-# files the series touches, and git format-patch writes them to OUTDIR with
-# a cover letter from kernel/patches/cover-letter.  Then checkpatch --strict
-# runs over every generated patch, new files included, which the per-patch
-# check of kernel/patches alone cannot see.
+# Turn kernel/patches/series into the series one would post: the commits
+# are rebuilt with git am in a scratch git tree holding only the files the
+# series touches (and the kernel's .gitattributes, so that hunk headers
+# name the C function as the kernel's own git does), and git format-patch
+# writes them to OUTDIR with a cover letter from
+# kernel/patches/cover-letter.  Then checkpatch --strict runs over every
+# generated patch.  The patches in kernel/patches are upstream-style
+# already: each new file (trace headers, docs, the selftest) is created by
+# the patch that first needs it, so nothing is folded in here.
 #
 # The patches in kernel/patches carry no author and no Signed-off-by: the
 # series is posted by whoever runs this, so the From: line and the
@@ -26,7 +27,10 @@
 # bots read; it cannot be derived from the tarball.
 set -euo pipefail
 
-out=$1
+[ $# -eq 1 ] && [ -n "$1" ] || { echo "usage: make-patches.sh OUTDIR" >&2; exit 2; }
+# Absolute: the script works from a scratch tree, and OUTDIR is removed
+# and written from there.
+out=$(realpath -m -- "$1")
 top=$(cd "$(dirname "$0")/../.." && pwd)
 patches=$top/kernel/patches
 tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
@@ -42,35 +46,32 @@ email=$(git -C "$top" config user.email || true)
 base_commit=${BASE_COMMIT:-}
 [ -z "$base_commit" ] || [[ $base_commit =~ ^[0-9a-f]{40}$ ]] ||
 	die "BASE_COMMIT must be the 40-digit commit id of the base tag, not '$base_commit'"
+# OUTDIR and OUTDIR.tree are removed first: never the repository, a
+# directory above it, or its kernel/
+parent=${out%/}
+case $top/ in "$parent"/*) die "OUTDIR $out holds this repository: name a directory of its own";; esac
+case $out in "$top"/kernel|"$top"/kernel/*) die "OUTDIR $out is in kernel/: name a directory of its own";; esac
 [ -r "$tarball" ] || die "$tarball not found: install linux-source-6.12 (make deps)"
 [ -x "$checkpatch" ] || die "$checkpatch not found: run make kernel-stock first, or set CHECKPATCH"
 
 mapfile -t series < <(grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" | awk '{ print $1 }')
 [ ${#series[@]} -gt 0 ] || die "kernel/patches/series lists no patches"
 
-# Every new file must be placed, and only in a patch that exists.
-declare -A place
-while read -r nr file; do
-	case $nr in ''|'#'*) continue;; esac
-	[ -f "$top/$file" ] || die "new-files names $file, which is not in the repository"
-	ls "$patches/$nr"-*.patch >/dev/null 2>&1 || die "new-files puts $file in patch $nr, which does not exist"
-	place[$file]=$nr
-done < "$patches/new-files"
-while IFS= read -r f; do
-	[ -n "${place[$f]:-}" ] || die "$f is a new kernel file but kernel/patches/new-files does not place it"
-done < <(cd "$top" && find include tools/testing Documentation/admin-guide Documentation/trace \
-		-type f ! -name '*.orig' 2>/dev/null | sort)
-
 # The scratch tree holds only what the series modifies: format-patch output
-# (blob ids included) does not depend on the rest of the tree.
-# A patch may change a new file that an earlier patch adds (0004 adds the
-# resize event to the header that 0002 adds): those are not in the tarball.
+# (blob ids included) does not depend on the rest of the tree.  A patch may
+# change a file that an earlier patch creates (0004 adds the resize event
+# to the header that 0002 creates): those are not in the tarball.
+created=$(for p in "${series[@]}"; do
+	awk '/^--- \/dev\/null/ { n = 1; next } n && /^\+\+\+ b\// { print substr($0, 7) } { n = 0 }' "$patches/$p"
+done | sort -u)
 touched=$(for p in "${series[@]}"; do sed -n 's|^--- a/\([^	]*\).*|\1|p' "$patches/$p"; done |
-	sort -u | while read -r f; do [ -n "${place[$f]:-}" ] || echo "$f"; done)
+	sort -u | comm -23 - <(echo "$created"))
 rm -rf "$work" "$out"
 mkdir -p "$work" "$out"
-tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards --no-wildcards-match-slash \
-	'*/Makefile' $(for f in $touched; do echo "*/$f"; done)
+# quoted patterns: unquoted, the shell would glob them in the current directory
+members=('*/Makefile' '*/.gitattributes')
+for f in $touched; do members+=("*/$f"); done
+tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards --no-wildcards-match-slash "${members[@]}"
 base_tag=v$(sed -n 's/^VERSION = //p' "$work/Makefile").$(sed -n 's/^PATCHLEVEL = //p' "$work/Makefile").$(sed -n 's/^SUBLEVEL = //p' "$work/Makefile")
 [[ $base_tag =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "no VERSION, PATCHLEVEL and SUBLEVEL in $tarball's Makefile"
 debian=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || true)
@@ -84,19 +85,9 @@ git commit -q -m "Linux 6.12 (Debian linux-source-6.12), the files the series to
 base=$(git rev-parse HEAD)
 
 for p in "${series[@]}"; do
-	nr=${p%%-*}
 	{ printf 'From: %s <%s>\n' "$name" "$email"; cat "$patches/$p"; } > "$mbox"
 	git am -q --keep-cr --signoff "$mbox" || die "git am $p failed"
-	added=
-	for f in "${!place[@]}"; do
-		[ "${place[$f]}" = "$nr" ] || continue
-		mkdir -p "$(dirname "$f")"
-		cp "$top/$f" "$f"
-		git add "$f"
-		added="$added $f"
-	done
-	[ -z "$added" ] || git commit -q --amend --no-edit
-	echo "make-patches: $p${added:+ + $added}"
+	echo "make-patches: $p"
 done
 
 cover=()

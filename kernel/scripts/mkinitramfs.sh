@@ -56,8 +56,8 @@ fi
 
 # The event docs: kernel-trace.t checks them against the format files.
 mkdir -p "$root/usr/share/doc/faulttune"
-# Those of the patched tree: a later patch of the series completes a doc
-# that an earlier one adds (the resize event in events-hugetlb.rst).
+# Those of the patched tree the kernel was built from (the top-level copies
+# are the same when make check's kernel-files group passes).
 docs=$top/build/patched/src/Documentation/trace
 [ -d "$docs" ] || docs=$top/Documentation/trace
 for doc in "$docs"/events-*.rst "$top"/Documentation/faulttune.rst; do

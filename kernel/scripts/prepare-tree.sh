@@ -3,14 +3,18 @@
 #
 # prepare-tree.sh VARIANT SRCDIR
 #
-# Unpack Debian's linux-source-6.12 into a staging directory, and for the
-# "patched" variant copy the project's new kernel files (the overlay) and
-# apply kernel/patches/series with patch -p1.  The "norw" variant does the
-# same without the series' last patch (memtype_lock taken for reading on
-# lookups), so that the read lock can be measured against the rest of the
-# series.  Files keep the tarball's mtimes, and every file the overlay or a patch provides gets the mtime of
-# the newest of those inputs, so syncing the staged tree into SRCDIR by size
-# and mtime rewrites only what changed, and the next kernel build is
+# Unpack Debian's linux-source-6.12 into a staging directory and, for the
+# "patched" variant, apply kernel/patches/series with patch -p1 --fuzz=0.
+# The series is the only source of the kernel side: the files it adds
+# (trace headers, their docs, the admin guide, the selftest) are created
+# by the patch that first needs them, and the copies at the top of this
+# repository are checked against the applied series, never copied in
+# (kernel/scripts/kernel-files.sh).  The "norw" variant applies the series
+# without its last patch (memtype_lock taken for reading on lookups), so
+# that the read lock can be measured against the rest of the series.
+# Files keep the tarball's mtimes, and every file a patch touches gets the
+# mtime of the newest patch, so syncing the staged tree into SRCDIR by
+# size and mtime rewrites only what changed, and the next kernel build is
 # incremental.
 #
 # A patch that does not apply stops here with the patch, file and hunk named.
@@ -34,17 +38,6 @@ tar -xf "$tarball" -C "$stage" --strip-components=1
 touched=$srcdir.touched
 : > "$touched"
 if [ "$variant" != stock ]; then
-	# New files: each lives once in this repository at its kernel path.
-	for d in include tools/testing Documentation/admin-guide Documentation/trace; do
-		[ -d "$top/$d" ] || continue
-		(cd "$top" && find "$d" -type f ! -name '*.orig' -print0) |
-		while IFS= read -r -d '' f; do
-			mkdir -p "$stage/$(dirname "$f")"
-			cp "$top/$f" "$stage/$f"
-			echo "$f" >> "$touched"
-		done
-	done
-
 	series=$top/kernel/patches/series
 	if [ -f "$series" ]; then
 		patches=$(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$series")
@@ -72,9 +65,8 @@ if [ "$variant" != stock ]; then
 		done
 		echo "prepare-tree: applied $n patches from kernel/patches/series"
 	fi
-	# Stamp what the overlay and the patches touched with their newest input.
-	newest=$( (cd "$top" && stat -c %Y kernel/patches/* $(cat "$touched") 2>/dev/null || true) |
-		sort -n | tail -1)
+	# Stamp what the patches touched with the newest of kernel/patches.
+	newest=$(stat -c %Y "$top"/kernel/patches/* | sort -n | tail -1)
 	sort -u "$touched" | while read -r f; do
 		[ -e "$stage/$f" ] && touch -d "@$newest" "$stage/$f"
 	done

@@ -4,9 +4,10 @@
 # series-check.sh FRAGMENT...
 #
 # Check that every patch of kernel/patches/series stands on its own: unpack
-# a fresh tree into DIR/src (default build/series), copy the overlay in as
-# prepare-tree.sh does, then apply the patches one at a time with
-# patch -p1 --fuzz=0 (an offset is noted) and after each one build bzImage with the fragments'
+# a fresh tree into DIR/src (default build/series), then apply the patches
+# one at a time with patch -p1 --fuzz=0 (an offset is noted), each one
+# creating the new files it needs as the posted series does, and after
+# each one build bzImage with the fragments'
 # configuration (one object directory, DIR/obj, so each build is
 # incremental; ccache) and run scripts/checkpatch.pl --strict on the patch
 # file.  One TAP line per patch; the first patch that does not apply,
@@ -41,17 +42,10 @@ echo "# fresh tree in $src"
 rm -rf "$src"
 mkdir -p "$src" "$obj"
 tar -xf "$tarball" -C "$src" --strip-components=1 || die "cannot unpack $tarball"
-for d in include tools/testing Documentation/admin-guide Documentation/trace; do
-	[ -d "$top/$d" ] || continue
-	(cd "$top" && find "$d" -type f ! -name '*.orig') | while read -r f; do
-		mkdir -p "$src/$(dirname "$f")"
-		cp "$top/$f" "$src/$f"
-	done
-done
 # The object directory outlives the tree: an object built from a later
 # patch's version of a file must not look newer than the file now.
-# Everything any patch touches gets a fresh mtime (the overlay's copies
-# have one already).
+# Everything any patch touches gets a fresh mtime; a file the series
+# creates gets one from patch(1) when it is created.
 now=$(date +%s)
 for p in $patches; do
 	[ -f "$top/kernel/patches/$p" ] || die "series names $p, which is not in kernel/patches"

@@ -149,6 +149,8 @@ struct task_state {
 	uint32_t op;
 	uint64_t wait_ns;
 	int collided;		/* its acquisition waited behind another key */
+	/* the statistics of the bucket it acquired (bucket, nbuckets) */
+	struct ft_bucket_stats *bs;
 };
 
 struct bucket_state {
@@ -360,13 +362,7 @@ static void push_hold(struct ft_analysis *a, const struct ft_hold *h)
 
 static unsigned int log2u(uint32_t x)
 {
-	unsigned int l = 0;
-
-	while (x > 1) {
-		x >>= 1;
-		l++;
-	}
-	return l;
+	return x > 1 ? 31 - __builtin_clz(x) : 0;
 }
 
 /* 1: collision, 2: sharing, 0: unknown */
@@ -438,6 +434,7 @@ static void hugetlb_acquire(struct ft_analysis *a, struct task_state *t,
 	t->nbuckets = ev->nbuckets;
 	t->op = op;
 	t->collided = ev->contended && cls == 1;
+	t->bs = bs;
 }
 
 /* a release: counted, and a whole start-acquire-release kept as a hold */
@@ -449,7 +446,12 @@ static void hugetlb_release(struct ft_analysis *a, struct task_state *t,
 
 	stats_release(a, &a->hop[op], ev->hold_ns);
 	stats_release(a, &a->hall, ev->hold_ns);
-	bs = bucket_get(a, ev->nbuckets, ev->bucket);
+	/* the bucket's statistics stay where they are: its acquire's */
+	if (t->state == SEQ_ACQUIRED && t->bs && t->nbuckets == ev->nbuckets &&
+	    t->bucket == ev->bucket)
+		bs = t->bs;
+	else
+		bs = bucket_get(a, ev->nbuckets, ev->bucket);
 	if (bs)
 		stats_release(a, &bs->st, ev->hold_ns);
 	if (t->state != SEQ_ACQUIRED) {

@@ -752,6 +752,210 @@ static size_t sim_streams(const struct run *r, int threads)
 }
 
 /*
+ * One simulation (one draw through one run) while it runs: its table of
+ * buckets and its sums.  A local of simulate(), so that the sums stay in
+ * registers through the steps below, which are inlined into it.
+ */
+struct sim_run {
+	const uint32_t *hk;	/* each hold's hash in this draw, or NULL */
+	uint64_t draw;
+	uint32_t mask;		/* size - 1 */
+	uint64_t handover;
+	uint64_t *free_at, *last_key;	/* struct sim's */
+	uint64_t first, last;	/* first request, last release */
+	double coll, coll_wait, share_wait, fault;
+};
+
+/*
+ * Hold x (index p in the run) of key `key`, asked at t, through its
+ * bucket's FIFO queue: it starts when the bucket's last holder releases
+ * (and a handover after it), and its wait is sharing when that holder
+ * had the same key, else a collision.  Returns the wait.
+ */
+static inline __attribute__((always_inline)) uint64_t
+sim_hold(struct sim_run *s, const struct stream_hold *x, uint32_t p,
+	 uint64_t key, uint64_t t)
+{
+	uint32_t b = (s->hk ? s->hk[p] : (uint32_t)mix64(s->draw ^
+			(key * 0xd1b54a32d192ed03ULL))) & s->mask;
+	uint64_t start = s->free_at[b] > t ? s->free_at[b] + s->handover : t;
+	uint64_t w = start - t;
+
+	if (w) {
+		if (s->last_key[b] == key + 1) {
+			s->share_wait += w;
+		} else {
+			s->coll += 1;
+			s->coll_wait += w;
+		}
+	}
+	s->fault += w + x->svc;
+	s->free_at[b] = start + x->svc;
+	if (s->free_at[b] > s->last)
+		s->last = s->free_at[b];
+	s->last_key[b] = key + 1;
+	return w;
+}
+
+/*
+ * Open loop, k copies of the run's streams: the requests keep their
+ * recorded times, so the order is the run's (open_order()), each copy
+ * of a group of equal requests in turn, as the heap of (time, stream)
+ * took them.
+ */
+static inline __attribute__((always_inline)) void
+sim_open(const struct run *r, uint32_t k, struct sim_run *s)
+{
+	uint32_t c, g0, g1, i;
+
+	s->first = r->h[r->order[0]].req;
+	if (k == 1) {
+		/* one copy: a group's holds in turn are the order itself */
+		for (i = 0; i < r->n; i++) {
+			uint32_t p = r->order[i];
+			const struct stream_hold *x = &r->h[p];
+
+			sim_hold(s, x, p, x->key, x->req);
+		}
+		return;
+	}
+	for (g0 = 0; g0 < r->n; g0 = g1) {
+		uint64_t t = r->h[r->order[g0]].req;
+
+		for (g1 = g0 + 1; g1 < r->n &&
+		     r->h[r->order[g1]].req == t; g1++)
+			;
+		for (c = 0; c < k; c++) {
+			uint64_t kb = (uint64_t)c * r->nkeys;
+
+			for (i = g0; i < g1; i++) {
+				uint32_t p = r->order[i];
+				const struct stream_hold *x = &r->h[p];
+
+				sim_hold(s, x, p, kb + x->key, t);
+			}
+		}
+	}
+}
+
+/* streams that the closed loop keeps in a sorted queue, not a heap */
+#define SIM_FEW_STREAMS	16
+#define SIM_RING	32	/* the queue's ring: a power of two > 16 */
+
+/* the closed loop's few streams still going, by (next request, stream) */
+struct sim_queue {
+	uint64_t t[SIM_RING];
+	uint32_t s[SIM_RING];
+	unsigned int head, n;
+};
+
+/*
+ * Stream j's next request at t into the queue, after those that go
+ * before it: a stream's next request mostly comes after the others',
+ * so this seldom moves more than one or two from the tail.
+ */
+static inline __attribute__((always_inline)) void
+queue_put(struct sim_queue *q, uint64_t t, uint32_t j)
+{
+	unsigned int i = q->n, at, prev;
+
+	for (; i > 0; i--) {
+		prev = (q->head + i - 1) & (SIM_RING - 1);
+		if (q->t[prev] < t || (q->t[prev] == t && q->s[prev] < j))
+			break;
+		at = (q->head + i) & (SIM_RING - 1);
+		q->t[at] = q->t[prev];
+		q->s[at] = q->s[prev];
+	}
+	at = (q->head + i) & (SIM_RING - 1);
+	q->t[at] = t;
+	q->s[at] = j;
+	q->n++;
+}
+
+/*
+ * The closed loop on a few streams: their next requests in a queue
+ * sorted by (time, stream), the order the heap takes them in.
+ */
+static inline __attribute__((always_inline)) void
+sim_closed_few(const struct run *r, uint32_t nstreams, struct sim_run *s)
+{
+	uint64_t delay[SIM_FEW_STREAMS], kbase[SIM_FEW_STREAMS];
+	uint32_t pos[SIM_FEW_STREAMS], end[SIM_FEW_STREAMS];
+	uint32_t ns = (uint32_t)r->nstreams, j;
+	struct sim_queue q;
+
+	q.head = q.n = 0;
+	for (j = 0; j < nstreams; j++) {
+		uint32_t src = j % ns;
+
+		pos[j] = r->first[src];
+		end[j] = r->first[src + 1];
+		kbase[j] = (uint64_t)(j / ns) * r->nkeys;
+		delay[j] = 0;
+		if (pos[j] < end[j])
+			queue_put(&q, r->h[pos[j]].req0, j);
+	}
+	while (q.n) {
+		const struct stream_hold *x;
+		uint64_t t = q.t[q.head & (SIM_RING - 1)];
+
+		j = q.s[q.head & (SIM_RING - 1)];
+		q.head++;
+		q.n--;
+		if (t < s->first)
+			s->first = t;
+		x = &r->h[pos[j]];
+		delay[j] += sim_hold(s, x, pos[j], kbase[j] + x->key, t);
+		if (++pos[j] < end[j])
+			queue_put(&q, r->h[pos[j]].req0 + delay[j], j);
+	}
+}
+
+/*
+ * Closed loop, nstreams streams (copies of the run's): each stream's
+ * next request is its contention-free time plus the waits it met so
+ * far; the earliest request of any stream goes next, ties by stream.
+ */
+static inline __attribute__((always_inline)) void
+sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
+	   struct sim_run *s)
+{
+	uint32_t ns = (uint32_t)r->nstreams, j;
+
+	if (nstreams <= SIM_FEW_STREAMS) {
+		sim_closed_few(r, nstreams, s);
+		return;
+	}
+	sm->hp.n = 0;
+	for (j = 0; j < nstreams; j++) {
+		uint32_t src = j % ns;
+
+		sm->pos[j] = r->first[src];
+		sm->end[j] = r->first[src + 1];
+		sm->kbase[j] = (uint64_t)(j / ns) * r->nkeys;
+		sm->delay[j] = 0;
+		if (sm->pos[j] < sm->end[j])
+			heap_push(&sm->hp, r->h[sm->pos[j]].req0, j);
+	}
+	while (sm->hp.n) {
+		const struct stream_hold *x;
+		uint64_t t;
+		uint32_t j2;
+
+		heap_pop(&sm->hp, &t, &j2);
+		if (t < s->first)
+			s->first = t;
+		x = &r->h[sm->pos[j2]];
+		sm->delay[j2] += sim_hold(s, x, sm->pos[j2],
+					  sm->kbase[j2] + x->key, t);
+		if (++sm->pos[j2] < sm->end[j2])
+			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
+				  j2);
+	}
+}
+
+/*
  * One draw through one run: the streams are the recorded lanes, or with
  * threads = T, copies() copies of all of them, each copy with keys of
  * its own: the same workload started again on another file, as
@@ -768,107 +972,28 @@ static void simulate(const struct run *r, int threads, int open_loop,
 		     uint32_t size, uint64_t draw, const uint32_t *hk,
 		     struct sim *sm, struct sim_out *out)
 {
-	uint32_t nstreams = (uint32_t)sim_streams(r, threads), j;
-	uint32_t mask = size - 1, ns = (uint32_t)r->nstreams;
-	uint64_t first = UINT64_MAX, last = 0, handover = r->handover;
-	uint64_t *free_at = sm->free_at, *last_key = sm->last_key;
-	double coll = 0, coll_wait = 0, share_wait = 0, fault = 0;
+	uint32_t nstreams = (uint32_t)sim_streams(r, threads);
+	struct sim_run s = {
+		.hk = hk, .draw = draw, .mask = size - 1,
+		.handover = r->handover,
+		.free_at = sm->free_at, .last_key = sm->last_key,
+		.first = UINT64_MAX,
+	};
 
 	if (!r->nstreams)
 		return;
-	memset(free_at, 0, (size_t)size * sizeof(*free_at));
-	memset(last_key, 0, (size_t)size * sizeof(*last_key));
-
-/* one hold x of key `key` asked at t: the bucket's queue, the sums */
-#define SIM_HOLD(x, p, key, t, wait_out)				\
-	do {								\
-		uint32_t b_ = (hk ? hk[p] : (uint32_t)mix64(draw ^	\
-				((key) * 0xd1b54a32d192ed03ULL))) & mask; \
-		uint64_t start_ = free_at[b_] > (t) ?			\
-				  free_at[b_] + handover : (t);		\
-		uint64_t w_ = start_ - (t);				\
-									\
-		if (w_) {						\
-			if (last_key[b_] == (key) + 1) {		\
-				share_wait += w_;			\
-			} else {					\
-				coll += 1;				\
-				coll_wait += w_;			\
-			}						\
-		}							\
-		fault += w_ + (x)->svc;					\
-		free_at[b_] = start_ + (x)->svc;			\
-		if (free_at[b_] > last)					\
-			last = free_at[b_];				\
-		last_key[b_] = (key) + 1;				\
-		wait_out = w_;						\
-	} while (0)
-
-	if (open_loop) {
-		/*
-		 * The requests keep their recorded times: the order is the
-		 * run's (open_order()), each copy of a group of equal
-		 * requests in turn, as the heap of (time, stream) took them.
-		 */
-		uint32_t k = nstreams / ns, c, g0, g1, i;
-
-		first = r->h[r->order[0]].req;
-		for (g0 = 0; g0 < r->n; g0 = g1) {
-			uint64_t t = r->h[r->order[g0]].req;
-
-			for (g1 = g0 + 1; g1 < r->n &&
-			     r->h[r->order[g1]].req == t; g1++)
-				;
-			for (c = 0; c < k; c++) {
-				uint64_t kb = (uint64_t)c * r->nkeys;
-
-				for (i = g0; i < g1; i++) {
-					uint32_t p = r->order[i];
-					const struct stream_hold *x = &r->h[p];
-					uint64_t key = kb + x->key, w;
-
-					SIM_HOLD(x, p, key, t, w);
-					(void)w;
-				}
-			}
-		}
-		goto done;
-	}
-	sm->hp.n = 0;
-	for (j = 0; j < nstreams; j++) {
-		uint32_t src = j % ns;
-
-		sm->pos[j] = r->first[src];
-		sm->end[j] = r->first[src + 1];
-		sm->kbase[j] = (uint64_t)(j / ns) * r->nkeys;
-		sm->delay[j] = 0;
-		if (sm->pos[j] < sm->end[j])
-			heap_push(&sm->hp, r->h[sm->pos[j]].req0, j);
-	}
-	while (sm->hp.n) {
-		const struct stream_hold *x;
-		uint64_t t, key, wait;
-		uint32_t j2;
-
-		heap_pop(&sm->hp, &t, &j2);
-		if (t < first)
-			first = t;
-		x = &r->h[sm->pos[j2]];
-		key = sm->kbase[j2] + x->key;
-		SIM_HOLD(x, sm->pos[j2], key, t, wait);
-		sm->delay[j2] += wait;
-		if (++sm->pos[j2] < sm->end[j2])
-			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
-				  j2);
-	}
-#undef SIM_HOLD
-done:
-	out->coll += coll;
-	out->coll_wait += coll_wait;
-	out->share_wait += share_wait;
-	out->fault += fault;
-	if (last > first)
-		out->span += last - first;
+	memset(s.free_at, 0, (size_t)size * sizeof(*s.free_at));
+	memset(s.last_key, 0, (size_t)size * sizeof(*s.last_key));
+	if (open_loop)
+		sim_open(r, nstreams / (uint32_t)r->nstreams, &s);
+	else
+		sim_closed(r, nstreams, sm, &s);
+	out->coll += s.coll;
+	out->coll_wait += s.coll_wait;
+	out->share_wait += s.share_wait;
+	out->fault += s.fault;
+	if (s.last > s.first)
+		out->span += s.last - s.first;
 }
 
 /*
@@ -979,17 +1104,17 @@ static int hash_make(struct ft_model *m, const struct ft_model_opts *o,
 	return 0;
 }
 
-int ft_model_predict_runs(const struct ft_model *m,
-			  const struct ft_model_opts *o, uint32_t size,
-			  struct ft_model_row *row, struct ft_run_pred *runs)
+/*
+ * The draws a prediction makes (o->draws, else auto_draws() within
+ * o->max_draws), in row->draws too, and the most streams one simulation
+ * of a run runs; -1 when the size or the options are out of range.
+ */
+static int predict_setup(const struct ft_model *m,
+			 const struct ft_model_opts *o, uint32_t size,
+			 struct ft_model_row *row, size_t *maxs)
 {
-	struct sim sm = { 0 };
-	double sum = 0, sum2 = 0, *rs = NULL, *rs2 = NULL;
-	int draws, d, i, ret = -1, cached;
-	size_t maxs = 0;
+	int draws, i;
 
-	memset(row, 0, sizeof(*row));
-	row->size = size;
 	if (!size || !ft_is_pow2(size) || size > FT_MODEL_MAX_SIZE ||
 	    o->threads < 0 || o->only_run < 0 || o->only_run > m->nruns)
 		return -1;
@@ -997,35 +1122,69 @@ int ft_model_predict_runs(const struct ft_model *m,
 	if (!o->draws && o->max_draws > 0 && draws > o->max_draws)
 		draws = o->max_draws;
 	row->draws = draws;
+	*maxs = 0;
 	for (i = 0; i < m->nruns; i++) {
 		size_t ns = sim_streams(&m->runs[i], o->threads);
 
 		if (ns == SIZE_MAX)
 			return -1;	/* more streams than any machine runs */
-		if (ns > maxs)
-			maxs = ns;
+		if (ns > *maxs)
+			*maxs = ns;
 	}
-	if (runs) {
-		memset(runs, 0, m->nruns * sizeof(*runs));
-		rs = calloc(m->nruns + 1, sizeof(*rs));
-		rs2 = calloc(m->nruns + 1, sizeof(*rs2));
-		if (!rs || !rs2)
-			goto out;
+	return draws;
+}
+
+static void sim_free(struct sim *sm)
+{
+	free(sm->free_at);
+	free(sm->last_key);
+	free(sm->pos);
+	free(sm->delay);
+	free(sm->end);
+	free(sm->kbase);
+	free(sm->hp.t);
+	free(sm->hp.s);
+}
+
+/* a simulation's table of `size` buckets and its maxs streams: 0 or -1 */
+static int sim_alloc(struct sim *sm, uint32_t size, size_t maxs)
+{
+	memset(sm, 0, sizeof(*sm));
+	sm->free_at = malloc((size_t)size * sizeof(*sm->free_at));
+	sm->last_key = malloc((size_t)size * sizeof(*sm->last_key));
+	sm->pos = malloc((maxs + 1) * sizeof(*sm->pos));
+	sm->delay = malloc((maxs + 1) * sizeof(*sm->delay));
+	sm->end = malloc((maxs + 1) * sizeof(*sm->end));
+	sm->kbase = malloc((maxs + 1) * sizeof(*sm->kbase));
+	sm->hp.t = malloc((maxs + 1) * sizeof(*sm->hp.t));
+	sm->hp.s = malloc((maxs + 1) * sizeof(*sm->hp.s));
+	if (!sm->free_at || !sm->last_key || !sm->pos || !sm->delay ||
+	    !sm->end || !sm->kbase || !sm->hp.t || !sm->hp.s) {
+		sim_free(sm);
+		return -1;
 	}
-	sm.free_at = malloc((size_t)size * sizeof(*sm.free_at));
-	sm.last_key = malloc((size_t)size * sizeof(*sm.last_key));
-	sm.pos = malloc((maxs + 1) * sizeof(*sm.pos));
-	sm.delay = malloc((maxs + 1) * sizeof(*sm.delay));
-	sm.end = malloc((maxs + 1) * sizeof(*sm.end));
-	sm.kbase = malloc((maxs + 1) * sizeof(*sm.kbase));
-	sm.hp.t = malloc((maxs + 1) * sizeof(*sm.hp.t));
-	sm.hp.s = malloc((maxs + 1) * sizeof(*sm.hp.s));
-	if (!sm.free_at || !sm.last_key || !sm.pos || !sm.delay ||
-	    !sm.end || !sm.kbase ||
-	    !sm.hp.t || !sm.hp.s)
-		goto out;
+	return 0;
+}
+
+/* a prediction's sums over the draws: the row's, and each run's moments */
+struct pred_sums {
+	double sum, sum2;	/* of each draw's collision share, % */
+	double *rs, *rs2;	/* run i's, over its draws (runs wanted) */
+};
+
+/*
+ * Every draw through every run (or o->only_run): the row's sums, and
+ * with runs each run's collision wait, fault time and the moments of
+ * its share.
+ */
+static void predict_draws(const struct ft_model *m,
+			  const struct ft_model_opts *o, uint32_t size,
+			  int draws, struct sim *sm, struct ft_model_row *row,
+			  struct ft_run_pred *runs, struct pred_sums *ps)
+{
 	/* the model keeps them for the next size: a cache, not its state */
-	cached = !hash_make((struct ft_model *)m, o, draws);
+	int cached = !hash_make((struct ft_model *)m, o, draws), d, i;
+
 	for (d = 0; d < draws; d++) {
 		struct sim_out so = { 0 };
 
@@ -1036,7 +1195,7 @@ int ft_model_predict_runs(const struct ft_model *m,
 				continue;
 			simulate(&m->runs[i], o->threads, o->open_loop, size,
 				 run_draw(o->seed, i, d), cached ? m->hash[i] +
-				 (size_t)d * m->runs[i].n : NULL, &sm, &one);
+				 (size_t)d * m->runs[i].n : NULL, sm, &one);
 			so.coll += one.coll;
 			so.coll_wait += one.coll_wait;
 			so.share_wait += one.share_wait;
@@ -1045,8 +1204,8 @@ int ft_model_predict_runs(const struct ft_model *m,
 			if (runs) {
 				runs[i].coll_wait += one.coll_wait;
 				runs[i].fault += one.fault;
-				pct_moments(one.coll_wait, one.fault, &rs[i],
-					    &rs2[i]);
+				pct_moments(one.coll_wait, one.fault, &ps->rs[i],
+					    &ps->rs2[i]);
 			}
 		}
 		row->collisions += so.coll;
@@ -1054,8 +1213,14 @@ int ft_model_predict_runs(const struct ft_model *m,
 		row->share_wait_ns += so.share_wait;
 		row->fault_ns += so.fault;
 		row->span_ns += so.span;
-		pct_moments(so.coll_wait, so.fault, &sum, &sum2);
+		pct_moments(so.coll_wait, so.fault, &ps->sum, &ps->sum2);
 	}
+}
+
+/* the row's sums over the draws into means, shares and spread */
+static void row_means(struct ft_model_row *row, int draws,
+		      const struct pred_sums *ps)
+{
 	row->collisions /= draws;
 	row->coll_wait_ns /= draws;
 	row->share_wait_ns /= draws;
@@ -1065,38 +1230,70 @@ int ft_model_predict_runs(const struct ft_model *m,
 		row->coll_pct = 100.0 * row->coll_wait_ns / row->fault_ns;
 		row->share_pct = 100.0 * row->share_wait_ns / row->fault_ns;
 	}
-	row->coll_pct_sd = sd_of(sum, sum2, draws);
-	for (i = 0; runs && i < m->nruns; i++) {
+	row->coll_pct_sd = sd_of(ps->sum, ps->sum2, draws);
+}
+
+/*
+ * Each run's means over its draws, and the row's standard error: each
+ * run on its own, how much the answer moves between runs, the runs'
+ * draws included (each run has its own).  One run: what its draws
+ * leave of the mean, their spread over their square root.
+ */
+static void runs_means(const struct ft_model *m,
+		       const struct ft_model_opts *o, int draws,
+		       struct ft_model_row *row, struct ft_run_pred *runs,
+		       const struct pred_sums *ps)
+{
+	int i;
+
+	for (i = 0; i < m->nruns; i++) {
 		runs[i].coll_wait /= draws;
 		runs[i].fault /= draws;
-		runs[i].draw_sd = sd_of(rs[i], rs2[i], draws);
+		runs[i].draw_sd = sd_of(ps->rs[i], ps->rs2[i], draws);
 	}
-	/*
-	 * Each run on its own: how much the answer moves between runs, the
-	 * runs' draws included (each run has its own).  One run: what its
-	 * draws leave of the mean, their spread over their square root.
-	 */
-	if (runs && m->nruns > 1 && !o->only_run) {
+	if (m->nruns > 1 && !o->only_run) {
 		double s = 0, s2 = 0;
 
 		for (i = 0; i < m->nruns; i++)
 			pct_moments(runs[i].coll_wait, runs[i].fault, &s, &s2);
 		row->coll_pct_se = sd_of(s, s2, m->nruns) / sqrt(m->nruns);
-	} else if (runs && draws > 1) {
+	} else if (draws > 1) {
 		row->coll_pct_se = row->coll_pct_sd / sqrt(draws);
 	}
+}
+
+int ft_model_predict_runs(const struct ft_model *m,
+			  const struct ft_model_opts *o, uint32_t size,
+			  struct ft_model_row *row, struct ft_run_pred *runs)
+{
+	struct pred_sums ps = { 0 };
+	struct sim sm;
+	size_t maxs;
+	int draws, ret = -1;
+
+	memset(row, 0, sizeof(*row));
+	row->size = size;
+	draws = predict_setup(m, o, size, row, &maxs);
+	if (draws < 0)
+		return -1;
+	if (runs) {
+		memset(runs, 0, m->nruns * sizeof(*runs));
+		ps.rs = calloc(m->nruns + 1, sizeof(*ps.rs));
+		ps.rs2 = calloc(m->nruns + 1, sizeof(*ps.rs2));
+		if (!ps.rs || !ps.rs2)
+			goto out;
+	}
+	if (sim_alloc(&sm, size, maxs))
+		goto out;
+	predict_draws(m, o, size, draws, &sm, row, runs, &ps);
+	sim_free(&sm);
+	row_means(row, draws, &ps);
+	if (runs)
+		runs_means(m, o, draws, row, runs, &ps);
 	ret = 0;
 out:
-	free(rs);
-	free(rs2);
-	free(sm.free_at);
-	free(sm.last_key);
-	free(sm.pos);
-	free(sm.delay);
-	free(sm.end);
-	free(sm.kbase);
-	free(sm.hp.t);
-	free(sm.hp.s);
+	free(ps.rs);
+	free(ps.rs2);
 	return ret;
 }
 
@@ -1234,6 +1431,35 @@ static int cmp_hold(const void *x, const void *y)
 }
 
 /*
+ * The holds by (acquire, release), equal ones in the order they came, as
+ * qsort's merge sort gave them: they come at their release, so mostly a
+ * few places from acquire order at most.  Insertion (stable) while few
+ * move, else qsort on the permutation so far, which has equal holds in
+ * their first order still.
+ */
+static void sort_holds(struct ft_hold *h, size_t n)
+{
+	size_t i, j, moves = 0;
+
+	for (i = 1; i < n; i++) {
+		struct ft_hold x;
+
+		if (cmp_hold(&h[i - 1], &h[i]) <= 0)
+			continue;
+		x = h[i];
+		for (j = i; j > 0 && cmp_hold(&h[j - 1], &x) > 0; j--) {
+			h[j] = h[j - 1];
+			if (++moves > 8 * n + 64) {
+				h[j - 1] = x;	/* a permutation again */
+				qsort(h, n, sizeof(*h), cmp_hold);
+				return;
+			}
+		}
+		h[j] = x;
+	}
+}
+
+/*
  * Replay the recorded holds through a table of `size` buckets with the
  * recorded hashes: one draw, no queueing feedback (a predicted wait does
  * not delay the recorded hold).  At the recorded size it reproduces the
@@ -1294,8 +1520,7 @@ int ft_whatif(struct ft_analysis *a, uint32_t max_size,
 		goto out;
 	}
 	/* in place: a copy was the largest thing report allocated */
-	if (a->nholds)
-		qsort(a->holds, a->nholds, sizeof(*a->holds), cmp_hold);
+	sort_holds(a->holds, a->nholds);
 	for (i = 0, size = 1; i < nrows; i++, size <<= 1)
 		whatif_one(a->holds, a->nholds, size, until, km, ki, &(*rows)[i]);
 out:

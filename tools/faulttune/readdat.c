@@ -29,6 +29,17 @@ struct ft_evdesc {
 		*f_old, *f_new, *f_dur, *f_result, *f_buf, *f_caller, *f_size;
 	/* a record this long has every number field in it: no check each */
 	unsigned int need;
+	/*
+	 * decode_full()'s fields read as 8 bytes each and masked to their
+	 * size (mask 0: not in the format), when that many bytes from the
+	 * record's start are readable (struct reader's room).
+	 */
+	struct wide_field {
+		unsigned int off;
+		uint64_t mask;
+	} w_mapping, w_index, w_hash, w_bucket, w_nbuckets, w_op, w_contended,
+	  w_wait, w_hold, w_old, w_new, w_dur, w_result;
+	unsigned int need8;
 };
 
 enum {
@@ -74,6 +85,8 @@ struct reader {
 	uint64_t loop_off;
 	dev_t dev;			/* the file, to find libtracecmd's maps */
 	ino_t ino;
+	/* fast path: bytes readable from the record's start (its page's) */
+	unsigned int room;
 };
 
 #define ID_OTHER	(-1)	/* an event of the file faulttune does not use */
@@ -243,6 +256,72 @@ static inline struct ft_evdesc *record_desc(struct reader *rd,
 	return i < 0 ? NULL : &rd->d[i];
 }
 
+static inline uint64_t wide_in(const struct wide_field *w,
+			       const unsigned char *data)
+{
+	uint64_t v;
+
+	memcpy(&v, data + w->off, 8);
+	return v & w->mask;
+}
+
+/*
+ * decode_full()'s numbers, each read as 8 bytes and masked (the record's
+ * page has need8 bytes from its start): what num_in() reads, without a
+ * switch on each field's size.
+ */
+static inline void decode_wide(struct ft_event *ev, const struct ft_evdesc *d,
+			       const unsigned char *p)
+{
+	ev->mapping = wide_in(&d->w_mapping, p);
+	ev->index = wide_in(&d->w_index, p);
+	ev->hash = wide_in(&d->w_hash, p);
+	ev->bucket = wide_in(&d->w_bucket, p);
+	ev->nbuckets = wide_in(&d->w_nbuckets, p);
+	ev->op = wide_in(&d->w_op, p);
+	ev->contended = !!wide_in(&d->w_contended, p);
+	ev->wait_ns = wide_in(&d->w_wait, p);
+	ev->hold_ns = wide_in(&d->w_hold, p);
+	ev->old_nbuckets = wide_in(&d->w_old, p);
+	ev->new_nbuckets = wide_in(&d->w_new, p);
+	ev->duration_ns = wide_in(&d->w_dur, p);
+	ev->result = (int)wide_in(&d->w_result, p);
+}
+
+/* a field for decode_wide(), and the bytes it reads into need8 */
+static void wide_set(struct ft_evdesc *d, struct wide_field *w,
+		     const struct tep_format_field *f)
+{
+	w->off = f ? (unsigned int)f->offset : 0;
+	w->mask = !f ? 0 : f->size == 8 ? ~0ULL :
+		  (1ULL << (8 * f->size)) - 1;
+	if (w->off + 8 > d->need8)
+		d->need8 = w->off + 8;
+}
+
+/* decode_full()'s fields as decode_wide() reads them, by the event's lock */
+static void wide_setup(struct ft_evdesc *d)
+{
+	int h = d->lock == FT_LK_HUGETLB;
+
+	d->need8 = 0;
+	wide_set(d, &d->w_mapping, d->lock == FT_LK_CONTENTION ? d->f_addr :
+		 d->lock == FT_LK_MEMTYPE ? d->f_start : d->f_mapping);
+	wide_set(d, &d->w_index, d->lock == FT_LK_CONTENTION ? d->f_flags :
+		 d->lock == FT_LK_MEMTYPE ? d->f_end : d->f_index);
+	wide_set(d, &d->w_hash, h ? d->f_hash : NULL);
+	wide_set(d, &d->w_bucket, h ? d->f_bucket : NULL);
+	wide_set(d, &d->w_nbuckets, h ? d->f_nbuckets : NULL);
+	wide_set(d, &d->w_op, d->f_op);
+	wide_set(d, &d->w_contended, d->f_contended);
+	wide_set(d, &d->w_wait, d->f_wait);
+	wide_set(d, &d->w_hold, d->f_hold);
+	wide_set(d, &d->w_old, d->f_old);
+	wide_set(d, &d->w_new, d->f_new);
+	wide_set(d, &d->w_dur, d->f_dur);
+	wide_set(d, &d->w_result, d->f_result);
+}
+
 /*
  * A lock event with every number field inside the record: read them
  * without a check each, and set every member rather than clear the
@@ -260,7 +339,9 @@ static inline void decode_full(struct reader *rd, const struct ft_evdesc *d,
 			     tep_data_pid(rd->tep, (struct tep_record *)r);
 	ev.lock = d->lock;
 	ev.kind = d->kind;
-	if (d->lock == FT_LK_CONTENTION) {
+	if (rd->room >= d->need8) {
+		decode_wide(&ev, d, p);
+	} else if (d->lock == FT_LK_CONTENTION) {
 		ev.mapping = num_in(d->f_addr, p);
 		ev.index = num_in(d->f_flags, p);
 	} else if (d->lock == FT_LK_MEMTYPE) {
@@ -270,17 +351,20 @@ static inline void decode_full(struct reader *rd, const struct ft_evdesc *d,
 		ev.mapping = num_in(d->f_mapping, p);
 		ev.index = num_in(d->f_index, p);
 	}
-	ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
-	ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
-	ev.nbuckets = d->lock == FT_LK_HUGETLB ? num_in(d->f_nbuckets, p) : 0;
-	ev.op = num_in(d->f_op, p);
-	ev.contended = !!num_in(d->f_contended, p);
-	ev.wait_ns = num_in(d->f_wait, p);
-	ev.hold_ns = num_in(d->f_hold, p);
-	ev.old_nbuckets = num_in(d->f_old, p);
-	ev.new_nbuckets = num_in(d->f_new, p);
-	ev.duration_ns = num_in(d->f_dur, p);
-	ev.result = (int)num_in(d->f_result, p);
+	if (rd->room < d->need8) {
+		ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
+		ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
+		ev.nbuckets = d->lock == FT_LK_HUGETLB ?
+			      num_in(d->f_nbuckets, p) : 0;
+		ev.op = num_in(d->f_op, p);
+		ev.contended = !!num_in(d->f_contended, p);
+		ev.wait_ns = num_in(d->f_wait, p);
+		ev.hold_ns = num_in(d->f_hold, p);
+		ev.old_nbuckets = num_in(d->f_old, p);
+		ev.new_nbuckets = num_in(d->f_new, p);
+		ev.duration_ns = num_in(d->f_dur, p);
+		ev.result = (int)num_in(d->f_result, p);
+	}
 	ev.marker = NULL;
 	ev.stack = NULL;
 	ev.nstack = 0;
@@ -540,6 +624,7 @@ static int setup(struct reader *rd, const char *file)
 		if (field_ok(file, e, d->f_buf, 0) ||
 		    field_ok(file, e, d->f_caller, 0))
 			return -1;
+		wide_setup(d);
 		if ((i <= D_H_REL || i == D_H_HOLD) &&
 		    (!d->f_hash || !d->f_bucket || !d->f_nbuckets ||
 		     !d->f_mapping)) {
@@ -632,7 +717,8 @@ static int expect(struct cur *c, const char *s, size_t n)
 	return 0;
 }
 
-static unsigned int good_prefix(const unsigned char *d, unsigned int size);
+static unsigned int good_prefix(const unsigned char *d, unsigned int size,
+				int *odd);
 
 /* what validate() learnt of a plain version 6 file, for fast_read() */
 struct layout {
@@ -684,7 +770,7 @@ static void deep_check(struct layout *lay, const unsigned char *pg,
 	uint64_t flags, missed;
 
 	memcpy(&flags, pg + 8, 8);
-	if (commit && good_prefix(pg + PAGE_HDR, commit) < commit) {
+	if (commit && good_prefix(pg + PAGE_HDR, commit, NULL) < commit) {
 		if (!lay->past_commit++) {
 			lay->past_commit_off = pg - lay->base;
 			lay->past_commit_cpu = (int)cpu;
@@ -909,24 +995,31 @@ out:
  * The fast path for plain version 6 files (what faulttune record writes):
  * libtracecmd allocates a record per event and merges the CPUs through
  * its own heap; here the file is mapped, every CPU's pages are decoded in
- * place by libtraceevent's kbuffer (the decoder libtracecmd itself uses,
- * so both paths see the same events and time stamps) and the CPUs merged
- * by time stamp, lowest CPU first on ties as libtracecmd does.  The
- * formats still come from libtracecmd (setup()); files with buffer
- * instances, other options or 4-byte longs take the library path.
+ * place and the CPUs merged by time stamp, lowest CPU first on ties as
+ * libtracecmd does.  A page of data events and time extends only (what
+ * faulttune record and trace-cmd write) is decoded here (page_next(),
+ * by kbuffer's rules); a page with padding or absolute time stamps by
+ * libtraceevent's kbuffer, the decoder libtracecmd itself uses: both
+ * paths see the same events and time stamps.  The formats still come
+ * from libtracecmd (setup()); files with buffer instances, other options
+ * or 4-byte longs take the library path.
  *
  * kbuffer trusts the lengths in a page: a commit beyond the page, or an
  * event whose length runs past the commit or wraps, makes it read out of
  * bounds or loop forever.  So each page is checked first, by the ring
- * buffer's length rules only (good_prefix()), and kbuffer is handed the
- * good part: the page itself, or a copy with the commit cut before the
- * first bad header.  What is cut is counted per CPU, never dropped
+ * buffer's length rules only (good_prefix()), and the decoder is handed
+ * the good part: the page itself, or a copy with the commit cut before
+ * the first bad header.  What is cut is counted per CPU, never dropped
  * silently.
  */
 struct cpu_cur {
 	const unsigned char *p, *end;	/* this CPU's pages left */
 	const unsigned char *drop;	/* decoded pages before it are dropped */
-	struct kbuffer *kb;
+	struct kbuffer *kb;		/* a page with padding or absolute times */
+	/* else the page decoded here (page_next()): its data, where next */
+	const unsigned char *pd;
+	unsigned int pos, size;
+	const unsigned char *pg_end;	/* the end of the page being read */
 	unsigned char *copy;		/* a page with its commit cut */
 	unsigned long long ts;		/* of the current event */
 	void *data;			/* its payload, NULL when done */
@@ -948,9 +1041,12 @@ static uint32_t get32(const unsigned char *p)
  * the ring buffer's length rules, as kbuffer applies them: type_len 1-28
  * is 4 * type_len bytes of payload; 0 a length word (payload + 4); 29
  * (padding) a length word counted from itself; 30 and 31 (time extend,
- * absolute time stamp) 8 bytes in all.
+ * absolute time stamp) 8 bytes in all.  *odd (if odd) is set when the
+ * good part has padding or an absolute time stamp, which page_next()
+ * leaves to kbuffer.
  */
-static unsigned int good_prefix(const unsigned char *d, unsigned int size)
+static unsigned int good_prefix(const unsigned char *d, unsigned int size,
+				int *odd)
 {
 	unsigned int c = 0, tl, len;
 
@@ -978,13 +1074,79 @@ static unsigned int good_prefix(const unsigned char *d, unsigned int size)
 			if (len > size - c - 4)
 				return c;
 			c += 4 + len;
+			if (odd)
+				*odd = 1;
 			break;
 		default:
 			c += 8;
+			if (odd && tl == 31)
+				*odd = 1;
 			break;
 		}
 	}
 	return c;
+}
+
+/*
+ * The next data event of a page decoded here (c->pd): what
+ * kbuffer_next_event() and kbuffer_event_size() give, for the header
+ * types a page has when good_prefix() found it good and not odd (data
+ * events and time extends), without kbuffer's indirect calls per
+ * header, a fifth of report's reading.  The payload, NULL at the end of
+ * the page; sets c->ts and c->len.
+ */
+static inline void *page_next(struct cpu_cur *c)
+{
+	while (c->pos < c->size) {
+		uint32_t w = get32(c->pd + c->pos), tl = w & 0x1f;
+		const unsigned char *data;
+
+		c->ts += w >> 5;
+		if (tl >= 1 && tl <= 28) {
+			data = c->pd + c->pos + 4;
+			c->len = tl * 4;
+		} else if (tl == 0) {
+			data = c->pd + c->pos + 8;
+			c->len = (get32(c->pd + c->pos + 4) - 4 + 3) & ~3u;
+		} else {	/* 30: a time extend, the delta's upper bits */
+			c->ts += (uint64_t)get32(c->pd + c->pos + 4) << 27;
+			c->pos += 8;
+			continue;
+		}
+		c->pos = (unsigned int)(data - c->pd) + c->len;
+		return (void *)data;
+	}
+	return NULL;
+}
+
+/*
+ * Page pg (good, not odd) to decode here, and its first event; 0 when
+ * it has none.  Missed events as kbuffer_missed_events() tells them
+ * right after loading a page: the page's count when its first data
+ * event is its first header, or it has no data at all; else 0.
+ */
+static int page_load(struct cpu_cur *c, const unsigned char *pg,
+		     struct reader *rd, int cpu)
+{
+	uint64_t flags, lost = 0;
+	int missed;
+
+	memcpy(&c->ts, pg, 8);
+	memcpy(&flags, pg + 8, 8);
+	c->pd = pg + PAGE_HDR;
+	c->pos = 0;
+	c->size = (unsigned int)(flags & COMMIT_MASK);
+	if (flags & RB_MISSED_EVENTS) {
+		if (flags & RB_MISSED_STORED)
+			memcpy(&lost, c->pd + c->size, 8);
+		else
+			lost = (uint64_t)-1;
+	}
+	missed = (int)lost;	/* kbuffer's int */
+	if (missed && (!c->size || (get32(c->pd) & 0x1f) <= 28))
+		ft_analysis_lost(rd->a, cpu, missed);
+	c->data = page_next(c);
+	return c->data != NULL;
 }
 
 /*
@@ -1011,7 +1173,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 	uint64_t flags, commit, room = page - PAGE_HDR;
 	const unsigned char *pg;
 	unsigned int good;
-	int missed;
+	int missed, odd;
 
 	while (c->p + page <= c->end) {
 		pg = c->p;
@@ -1044,7 +1206,8 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 			}
 			continue;
 		}
-		good = good_prefix(pg + PAGE_HDR, commit);
+		odd = 0;
+		good = good_prefix(pg + PAGE_HDR, commit, &odd);
 		if (good < commit) {
 			uint64_t cut = (flags & ~COMMIT_MASK) | good;
 
@@ -1060,6 +1223,13 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 				       pg + PAGE_HDR + commit, 8);
 			pg = c->copy;
 		}
+		c->pg_end = pg + page;
+		if (!odd) {
+			if (page_load(c, pg, rd, cpu))
+				return 1;
+			continue;
+		}
+		c->pd = NULL;
 		if (kbuffer_load_subbuffer(c->kb, (void *)pg))
 			continue;
 		missed = kbuffer_missed_events(c->kb);
@@ -1075,7 +1245,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 
 static void cur_set_len(struct cpu_cur *c)
 {
-	if (c->data)
+	if (c->data && !c->pd)
 		c->len = kbuffer_event_size(c->kb);
 }
 
@@ -1083,7 +1253,8 @@ static void cur_set_len(struct cpu_cur *c)
 static int cur_next(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu)
 {
 	if (c->data)
-		c->data = kbuffer_next_event(c->kb, &c->ts);
+		c->data = c->pd ? page_next(c) :
+			  kbuffer_next_event(c->kb, &c->ts);
 	if (!c->data)
 		cur_page(c, page, rd, cpu);
 	cur_set_len(c);
@@ -1147,9 +1318,12 @@ static int fast_read(const char *file, struct layout *lay,
 		rec.data = m->data;
 		rec.size = m->len;
 		rec.cpu = cpu;
+		rd->room = (unsigned int)(m->pg_end -
+					  (const unsigned char *)m->data);
 		on_record(NULL, &rec, cpu, rd);
 		cur_next(m, lay->page, rd, cpu);
 	}
+	rd->room = 0;
 	for (i = 0; i < lay->cpus; i++)
 		lay->committed += cur[i].committed;
 	ret = 0;

@@ -126,6 +126,78 @@ TRACE_EVENT(hugetlb_fault_mutex_released,
 		  show_hugetlb_fault_op(__entry->op), __entry->hold_ns)
 );
 
+/*
+ * One record per acquisition, emitted after the mutex and the table are
+ * given back: neither the hold it reports nor the wait of the next owner
+ * includes the cost of recording it.  The three events above show the
+ * steps as they happen; this one is the one to record.
+ */
+TRACE_EVENT(hugetlb_fault_mutex_hold,
+
+	TP_PROTO(unsigned long mapping, unsigned long index, u32 hash,
+		 u32 bucket, u32 nbuckets, u8 op, bool contended,
+		 u64 wait_ns, u64 hold_ns),
+
+	TP_ARGS(mapping, index, hash, bucket, nbuckets, op, contended,
+		wait_ns, hold_ns),
+
+	TP_STRUCT__entry(
+		__field(unsigned long, mapping)
+		__field(unsigned long, index)
+		__field(u64, wait_ns)
+		__field(u64, hold_ns)
+		__field(u32, hash)
+		__field(u32, bucket)
+		__field(u32, nbuckets)
+		__field(u8, op)
+		__field(u8, contended)
+	),
+
+	TP_fast_assign(
+		__entry->mapping = mapping;
+		__entry->index = index;
+		__entry->wait_ns = wait_ns;
+		__entry->hold_ns = hold_ns;
+		__entry->hash = hash;
+		__entry->bucket = bucket;
+		__entry->nbuckets = nbuckets;
+		__entry->op = op;
+		__entry->contended = contended;
+	),
+
+	TP_printk("mapping=0x%lx index=%lu hash=0x%08x bucket=%u nbuckets=%u op=%s contended=%u wait_ns=%llu hold_ns=%llu",
+		  __entry->mapping, __entry->index, __entry->hash,
+		  __entry->bucket, __entry->nbuckets,
+		  show_hugetlb_fault_op(__entry->op),
+		  __entry->contended, __entry->wait_ns, __entry->hold_ns)
+);
+
+TRACE_EVENT(hugetlb_fault_mutex_resize,
+
+	TP_PROTO(u32 old_nbuckets, u32 new_nbuckets, u64 duration_ns,
+		 int result),
+
+	TP_ARGS(old_nbuckets, new_nbuckets, duration_ns, result),
+
+	TP_STRUCT__entry(
+		__field(u32, old_nbuckets)
+		__field(u32, new_nbuckets)
+		__field(u64, duration_ns)
+		__field(int, result)
+	),
+
+	TP_fast_assign(
+		__entry->old_nbuckets = old_nbuckets;
+		__entry->new_nbuckets = new_nbuckets;
+		__entry->duration_ns = duration_ns;
+		__entry->result = result;
+	),
+
+	TP_printk("old_nbuckets=%u new_nbuckets=%u duration_ns=%llu result=%d",
+		  __entry->old_nbuckets, __entry->new_nbuckets,
+		  __entry->duration_ns, __entry->result)
+);
+
 #endif /* _TRACE_HUGETLB_H */
 
 /* This part must be outside protection */

@@ -102,6 +102,41 @@ TRACE_EVENT(memtype_lock_released,
 		  __entry->start, __entry->end, __entry->hold_ns)
 );
 
+/*
+ * One record per hold, emitted after the unlock, so that neither the hold
+ * it reports nor a waiter pays for recording it: the event to record.
+ */
+TRACE_EVENT(memtype_lock_hold,
+
+	TP_PROTO(u8 op, u64 start, u64 end, bool contended, u64 wait_ns,
+		 u64 hold_ns),
+
+	TP_ARGS(op, start, end, contended, wait_ns, hold_ns),
+
+	TP_STRUCT__entry(
+		__field(u64, start)
+		__field(u64, end)
+		__field(u64, wait_ns)
+		__field(u64, hold_ns)
+		__field(u8, op)
+		__field(u8, contended)
+	),
+
+	TP_fast_assign(
+		__entry->op = op;
+		__entry->start = start;
+		__entry->end = end;
+		__entry->contended = contended;
+		__entry->wait_ns = wait_ns;
+		__entry->hold_ns = hold_ns;
+	),
+
+	TP_printk("op=%s start=0x%llx end=0x%llx contended=%u wait_ns=%llu hold_ns=%llu",
+		  show_memtype_lock_op(__entry->op),
+		  __entry->start, __entry->end,
+		  __entry->contended, __entry->wait_ns, __entry->hold_ns)
+);
+
 #endif /* _TRACE_MEMTYPE_H */
 
 /* This part must be outside protection */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * faulttune watch: what one window measured and what the run has
- * counted so far, shared by the loop (watch.c), the Prometheus
- * exposition (prom.c) and its HTTP endpoint (httpd.c).
+ * counted so far, shared by the loop (watch.c), its line (watchline.c),
+ * the Prometheus exposition (prom.c) and its HTTP endpoint (httpd.c).
  */
 #ifndef FT_WATCH_H
 #define FT_WATCH_H
@@ -37,6 +37,13 @@ struct ft_watch_state {
 	struct ft_watch_ops mop[FT_MOP_NR];	/* memtype_lock, by op */
 	struct ft_watch_ops other;		/* fallback: every other lock */
 };
+
+/*
+ * watchline.c: the window's line in fmt; header: the column names first
+ * (text and CSV)
+ */
+void ft_watch_line(FILE *f, const struct ft_watch_state *w, enum ft_fmt fmt,
+		   int header);
 
 /* prom.c: the exposition (text format 0.0.4); caller frees, NULL: no memory */
 char *ft_prom_render(const struct ft_watch_state *w, size_t *len);

@@ -69,6 +69,8 @@ struct window_result {
 	struct ft_watch_ops hop[FT_HOP_NR], mop[FT_MOP_NR], other;
 	double coll_ratio, share_ratio, pred_ratio;
 	uint32_t rec, recorded_size, table_n;
+	uint32_t rec_lowest;	/* 0: how settled rec is is not known */
+	int settled, runs;
 	uint64_t lost_events, resizes;
 };
 
@@ -463,8 +465,21 @@ static int window_patched(struct ft_analysis *a, double target,
 		return -1;
 	}
 	if (adv.pick.idx >= 0 && adv.nholds) {
+		const struct ft_decision *d = &adv.dec;
+
 		r->rec = adv.rows[adv.pick.idx].size;
 		r->pred_ratio = adv.rows[adv.pick.idx].coll_pct / 100;
+		/*
+		 * A window is a short sample: say whether its runs settle the
+		 * pick, as tune and report do, so that a pick that flips from
+		 * window to window is not taken for an answer.  One active run
+		 * has no spread to bound (advice.c: "settled: not known").
+		 */
+		r->runs = d->nactive;
+		if (d->nactive >= 2 && d->first >= 0 && d->first <= d->rec) {
+			r->settled = d->settled;
+			r->rec_lowest = d->sizes[d->first];
+		}
 	}
 	ft_advice_free(&adv);
 	return 0;
@@ -516,6 +531,9 @@ static void take_window(struct watch_ctx *c, const struct window_result *r,
 	w->share_ratio = r->share_ratio;
 	w->pred_ratio = r->pred_ratio;
 	w->rec = r->rec;
+	w->rec_lowest = r->rec_lowest;
+	w->settled = r->settled;
+	w->runs = r->runs;
 	for (k = 0; k < FT_HOP_NR; k++) {
 		w->hop[k].acq += r->hop[k].acq;
 		w->hop[k].contended += r->hop[k].contended;

@@ -28,6 +28,15 @@ struct ft_watch_state {
 	uint32_t size;		/* table size */
 	uint32_t rec;		/* recommended size */
 	double pred_ratio;	/* predicted collision wait at rec */
+	/*
+	 * How settled rec is (decide.c): rec_lowest, the smallest size the
+	 * window's runs cannot separate from it (rec itself when settled), 0
+	 * when that is not known (fewer than 2 active runs: a window is one
+	 * run unless its holds were sampled); settled only when it is known.
+	 */
+	uint32_t rec_lowest;
+	int settled;
+	int runs;		/* the active runs rec was judged on */
 	uint64_t lost;		/* events lost in the window */
 	int overridden;		/* the size changed since the last window */
 	uint32_t size_before;	/* ... from this size */

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <time.h>
+#include "model.h"
 #include "watch.h"
 
 static void col_ratio(char *buf, size_t len, double r)
@@ -24,11 +25,30 @@ static void col_u(char *buf, size_t len, uint64_t v, int known)
 		snprintf(buf, len, "-");
 }
 
+/* how settled the recommendation is, for the text line's note */
+static void settled_note(char *buf, size_t len, const struct ft_watch_state *w)
+{
+	if (!w->rec)
+		snprintf(buf, len, "%s", "");
+	else if (!w->rec_lowest && !w->runs)
+		snprintf(buf, len, "settled: not known (no faults in flight at "
+			 "once)");
+	else if (!w->rec_lowest)
+		snprintf(buf, len, "settled: not known (one run)");
+	else if (w->settled)
+		snprintf(buf, len, "settled");
+	else if (w->rec_lowest < w->rec)
+		snprintf(buf, len, "unsettled %u..%u", w->rec_lowest, w->rec);
+	else
+		snprintf(buf, len, "unsettled (%d runs, %d needed)", w->runs,
+			 FT_SETTLE_RUNS);
+}
+
 void ft_watch_line(FILE *f, const struct ft_watch_state *w, enum ft_fmt fmt,
 		   int header)
 {
 	char tm[16], acq[24], size[16], rec[16], coll[16], share[16], pred[16];
-	char wait[32], note[64] = "";
+	char wait[32], over[48] = "", settled[64], note[128], lowest[16];
 	time_t now = (time_t)w->end_unix;
 	struct tm lt;
 
@@ -40,16 +60,21 @@ void ft_watch_line(FILE *f, const struct ft_watch_state *w, enum ft_fmt fmt,
 	col_ratio(coll, sizeof(coll), w->coll_ratio);
 	col_ratio(share, sizeof(share), w->share_ratio);
 	col_ratio(pred, sizeof(pred), w->pred_ratio);
+	col_u(lowest, sizeof(lowest), w->rec_lowest, w->rec_lowest);
 	if (w->overridden)
-		snprintf(note, sizeof(note), "override %u->%u", w->size_before,
+		snprintf(over, sizeof(over), "override %u->%u", w->size_before,
 			 w->size);
+	settled_note(settled, sizeof(settled), w);
+	snprintf(note, sizeof(note), "%s%s%s", over, over[0] && settled[0] ?
+		 ", " : "", settled);
 	if (fmt == FT_FMT_JSON) {
 		fprintf(f, "{\"time\":%.0f,\"window\":%llu,\"variant\":\"%s\","
 			"\"window_s\":%g,\"acquisitions\":%s,\"contended\":%llu,"
 			"\"wait_ns\":%llu,\"collision_wait_pct\":%s,"
 			"\"sharing_wait_pct\":%s,\"size\":%s,\"recommended\":%s,"
 			"\"predicted_collision_pct\":%s,\"lost\":%llu,"
-			"\"overridden\":%s}\n", w->end_unix,
+			"\"overridden\":%s,\"settled\":%s,"
+			"\"inseparable_from\":%s}\n", w->end_unix,
 			(unsigned long long)w->windows,
 			w->fallback ? "fallback" : "patched", w->window_s,
 			w->fallback ? "null" : acq, (unsigned long long)w->contended,
@@ -59,7 +84,9 @@ void ft_watch_line(FILE *f, const struct ft_watch_state *w, enum ft_fmt fmt,
 			w->size ? size : "null", w->rec ? rec : "null",
 			w->pred_ratio < 0 ? "null" : pred,
 			(unsigned long long)w->lost,
-			w->overridden ? "true" : "false");
+			w->overridden ? "true" : "false",
+			!w->rec_lowest ? "null" : w->settled ? "true" : "false",
+			w->rec_lowest ? lowest : "null");
 		return;
 	}
 	if (fmt == FT_FMT_CSV) {
@@ -67,15 +94,17 @@ void ft_watch_line(FILE *f, const struct ft_watch_state *w, enum ft_fmt fmt,
 			fprintf(f, "time,variant,acquisitions,contended,wait_ns,"
 				"collision_wait_pct,sharing_wait_pct,size,"
 				"recommended,predicted_collision_pct,lost,"
-				"overridden\n");
-		fprintf(f, "%.0f,%s,%s,%llu,%llu,%s,%s,%s,%s,%s,%llu,%d\n",
+				"overridden,settled,inseparable_from\n");
+		fprintf(f, "%.0f,%s,%s,%llu,%llu,%s,%s,%s,%s,%s,%llu,%d,%s,%s\n",
 			w->end_unix, w->fallback ? "fallback" : "patched",
 			w->fallback ? "" : acq, (unsigned long long)w->contended,
 			(unsigned long long)w->wait_ns,
 			w->coll_ratio < 0 ? "" : coll,
 			w->share_ratio < 0 ? "" : share, w->size ? size : "",
 			w->rec ? rec : "", w->pred_ratio < 0 ? "" : pred,
-			(unsigned long long)w->lost, w->overridden);
+			(unsigned long long)w->lost, w->overridden,
+			!w->rec_lowest ? "" : w->settled ? "1" : "0",
+			w->rec_lowest ? lowest : "");
 		return;
 	}
 	if (header)

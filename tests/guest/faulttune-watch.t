@@ -66,6 +66,26 @@ share=$(val sharing_wait_pct)
 pred=$(val predicted_collision_pct)
 [ "$coll" != null ] && [ "$share" != null ] && [ "$pred" != null ] && [ -n "$coll$share$pred" ]
 t $? "collision ($coll%), true sharing ($share%) and predicted ($pred%) filled"
+# how settled each window's pick is: "settled" true, false or null (one
+# active run: not known) and "inseparable_from", the smallest size the
+# window's runs cannot separate from the recommendation: null exactly
+# when settled is, a power of two up to it, equal to it when settled
+bad=
+while read -r line; do
+	v() { echo "$line" | grep -o "\"$1\":[^,}]*" | cut -d: -f2; }
+	s=$(v settled)
+	lo=$(v inseparable_from)
+	r=$(v recommended)
+	case $s in
+	null) [ "$lo" = null ] || bad="$bad [settled null, inseparable_from '$lo']" ;;
+	true) [ "$lo" = "$r" ] || bad="$bad [settled, inseparable_from '$lo', recommended $r]" ;;
+	false) pow2 "$lo" && [ "$lo" -le "$r" ] ||
+		bad="$bad [unsettled, inseparable_from '$lo', recommended $r]" ;;
+	*) bad="$bad [settled '$s']" ;;
+	esac
+done < $W/w.json
+[ -z "$bad" ]
+t $? "every window says how settled its pick is: settled true/false/null, inseparable_from <= recommended, equal when settled, null when settled is$bad"
 sed -n 2p $W/w.json | grep -q '"overridden":true'
 t $? "the resize between windows 1 and 2 is an override in window 2"
 tail -1 $W/w.json | grep -q '"overridden":false'
@@ -77,6 +97,15 @@ grep -q '^faulttune_kernel_info{variant="patched",' $prom &&
 	grep -qx "faulttune_table_size $other" $prom &&
 	grep -qx "faulttune_knob_overrides_total 1" $prom
 t $? "the textfile has the variant, the recommended ($rec) and current size, one override"
+s=$(sed -n 's/^faulttune_recommendation_settled //p' $prom)
+lo=$(sed -n 's/^faulttune_recommended_table_size_lowest //p' $prom)
+case $(val settled) in
+null) [ -z "$s$lo" ] ;;
+true) [ "$s" = 1 ] && [ "$lo" = "$rec" ] ;;
+false) [ "$s" = 0 ] && [ "$lo" = "$(val inseparable_from)" ] && [ "$lo" -le "$rec" ] ;;
+*) false ;;
+esac
+t $? "the textfile says what the last line says of settling (settled '$(val settled)': gauge '$s', lowest '$lo', recommended $rec; absent when not known)"
 grep -q '^faulttune_lock_acquisitions_total{lock="fault_mutex",op="fault"} [1-9]' $prom
 t $? "acquisitions by lock and op in the textfile"
 [ "$(ls -A $W/prom)" = faulttune.prom ]

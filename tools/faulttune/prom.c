@@ -130,6 +130,19 @@ char *ft_prom_render(const struct ft_watch_state *w, size_t *len)
 			gauge_u(f, "faulttune_recommended_table_size",
 				"Smallest table size whose predicted collision wait "
 				"meets the target, from the last window.", w->rec);
+		/* how settled: absent when one window's runs cannot tell */
+		if (w->rec && w->rec_lowest) {
+			gauge_u(f, "faulttune_recommendation_settled",
+				"1 when the last window's runs settle the "
+				"recommended size (no smaller size may also meet "
+				"the target), 0 when they do not; absent when not "
+				"known (fewer than 2 active runs).",
+				w->settled ? 1 : 0);
+			gauge_u(f, "faulttune_recommended_table_size_lowest",
+				"Smallest table size the last window's runs cannot "
+				"separate from the recommended one (equal to it when "
+				"settled); absent when not known.", w->rec_lowest);
+		}
 		if (w->pred_ratio >= 0)
 			gauge_d(f, "faulttune_predicted_collision_wait_ratio",
 				"Predicted collision wait at the recommended size, "

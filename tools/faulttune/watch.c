@@ -5,7 +5,7 @@
  * the window as report does (analysis.c, and advice.c for the
  * recommended size), prints one line, as vmstat and perf stat -I do, and
  * exports the numbers for Prometheus (prom.c: node_exporter's textfile,
- * httpd.c: /metrics).
+ * httpd.c: /metrics); watchline.c prints the line.
  *
  * Bounded: the events are on only during the window (the fallback's
  * stacktrace trigger too: a trigger keeps a disabled event's probe
@@ -69,6 +69,8 @@ struct window_result {
 	struct ft_watch_ops hop[FT_HOP_NR], mop[FT_MOP_NR], other;
 	double coll_ratio, share_ratio, pred_ratio;
 	uint32_t rec, recorded_size, table_n;
+	uint32_t rec_lowest;	/* 0: how settled rec is is not known */
+	int settled, runs;
 	uint64_t lost_events, resizes;
 };
 
@@ -463,8 +465,21 @@ static int window_patched(struct ft_analysis *a, double target,
 		return -1;
 	}
 	if (adv.pick.idx >= 0 && adv.nholds) {
+		const struct ft_decision *d = &adv.dec;
+
 		r->rec = adv.rows[adv.pick.idx].size;
 		r->pred_ratio = adv.rows[adv.pick.idx].coll_pct / 100;
+		/*
+		 * A window is a short sample: say whether its runs settle the
+		 * pick, as tune and report do, so that a pick that flips from
+		 * window to window is not taken for an answer.  One active run
+		 * has no spread to bound (advice.c: "settled: not known").
+		 */
+		r->runs = d->nactive;
+		if (d->nactive >= 2 && d->first >= 0 && d->first <= d->rec) {
+			r->settled = d->settled;
+			r->rec_lowest = d->sizes[d->first];
+		}
 	}
 	ft_advice_free(&adv);
 	return 0;
@@ -516,6 +531,9 @@ static void take_window(struct watch_ctx *c, const struct window_result *r,
 	w->share_ratio = r->share_ratio;
 	w->pred_ratio = r->pred_ratio;
 	w->rec = r->rec;
+	w->rec_lowest = r->rec_lowest;
+	w->settled = r->settled;
+	w->runs = r->runs;
 	for (k = 0; k < FT_HOP_NR; k++) {
 		w->hop[k].acq += r->hop[k].acq;
 		w->hop[k].contended += r->hop[k].contended;
@@ -548,82 +566,9 @@ static void take_window(struct watch_ctx *c, const struct window_result *r,
 	w->windows++;
 }
 
-static void col_ratio(char *buf, size_t len, double r)
-{
-	if (r < 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.2f", 100 * r);
-}
-
-static void col_u(char *buf, size_t len, uint64_t v, int known)
-{
-	if (known)
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	else
-		snprintf(buf, len, "-");
-}
-
 static void print_line(struct watch_ctx *c)
 {
-	const struct ft_watch_state *w = &c->st;
-	char tm[16], acq[24], size[16], rec[16], coll[16], share[16], pred[16];
-	char wait[32], note[64] = "";
-	time_t now = (time_t)w->end_unix;
-	struct tm lt;
-
-	localtime_r(&now, &lt);
-	strftime(tm, sizeof(tm), "%H:%M:%S", &lt);
-	col_u(acq, sizeof(acq), w->acq, !w->fallback);
-	col_u(size, sizeof(size), w->size, w->size);
-	col_u(rec, sizeof(rec), w->rec, w->rec);
-	col_ratio(coll, sizeof(coll), w->coll_ratio);
-	col_ratio(share, sizeof(share), w->share_ratio);
-	col_ratio(pred, sizeof(pred), w->pred_ratio);
-	if (w->overridden)
-		snprintf(note, sizeof(note), "override %u->%u", w->size_before,
-			 w->size);
-	if (c->o.fmt == FT_FMT_JSON) {
-		printf("{\"time\":%.0f,\"window\":%llu,\"variant\":\"%s\","
-		       "\"window_s\":%g,\"acquisitions\":%s,\"contended\":%llu,"
-		       "\"wait_ns\":%llu,\"collision_wait_pct\":%s,"
-		       "\"sharing_wait_pct\":%s,\"size\":%s,\"recommended\":%s,"
-		       "\"predicted_collision_pct\":%s,\"lost\":%llu,"
-		       "\"overridden\":%s}\n", w->end_unix,
-		       (unsigned long long)w->windows,
-		       w->fallback ? "fallback" : "patched", c->o.window,
-		       w->fallback ? "null" : acq, (unsigned long long)w->contended,
-		       (unsigned long long)w->wait_ns,
-		       w->coll_ratio < 0 ? "null" : coll,
-		       w->share_ratio < 0 ? "null" : share,
-		       w->size ? size : "null", w->rec ? rec : "null",
-		       w->pred_ratio < 0 ? "null" : pred,
-		       (unsigned long long)w->lost, w->overridden ? "true" : "false");
-		return;
-	}
-	if (c->o.fmt == FT_FMT_CSV) {
-		if (!c->lines++)
-			printf("time,variant,acquisitions,contended,wait_ns,"
-			       "collision_wait_pct,sharing_wait_pct,size,recommended,"
-			       "predicted_collision_pct,lost,overridden\n");
-		printf("%.0f,%s,%s,%llu,%llu,%s,%s,%s,%s,%s,%llu,%d\n", w->end_unix,
-		       w->fallback ? "fallback" : "patched", w->fallback ? "" : acq,
-		       (unsigned long long)w->contended,
-		       (unsigned long long)w->wait_ns,
-		       w->coll_ratio < 0 ? "" : coll, w->share_ratio < 0 ? "" : share,
-		       w->size ? size : "", w->rec ? rec : "",
-		       w->pred_ratio < 0 ? "" : pred, (unsigned long long)w->lost,
-		       w->overridden);
-		return;
-	}
-	if (!c->lines++)
-		printf("%-8s %10s %9s %9s %6s %6s %7s %7s %6s %6s  %s\n", "time",
-		       "acq", "contended", "wait", "coll%", "share%", "size",
-		       "rec", "pred%", "lost", "note");
-	ft_fmt_ns(w->wait_ns, wait, sizeof(wait));
-	printf("%-8s %10s %9llu %9s %6s %6s %7s %7s %6s %6llu  %s\n", tm, acq,
-	       (unsigned long long)w->contended, wait, coll, share, size, rec,
-	       pred, (unsigned long long)w->lost, note);
+	ft_watch_line(stdout, &c->st, c->o.fmt, !c->lines++);
 }
 
 /* the exposition after a window, to the textfile and /metrics */

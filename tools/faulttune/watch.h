@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * faulttune watch: what one window measured and what the run has
- * counted so far, shared by the loop (watch.c), the Prometheus
- * exposition (prom.c) and its HTTP endpoint (httpd.c).
+ * counted so far, shared by the loop (watch.c), its line (watchline.c),
+ * the Prometheus exposition (prom.c) and its HTTP endpoint (httpd.c).
  */
 #ifndef FT_WATCH_H
 #define FT_WATCH_H
@@ -28,6 +28,15 @@ struct ft_watch_state {
 	uint32_t size;		/* table size */
 	uint32_t rec;		/* recommended size */
 	double pred_ratio;	/* predicted collision wait at rec */
+	/*
+	 * How settled rec is (decide.c): rec_lowest, the smallest size the
+	 * window's runs cannot separate from it (rec itself when settled), 0
+	 * when that is not known (fewer than 2 active runs: a window is one
+	 * run unless its holds were sampled); settled only when it is known.
+	 */
+	uint32_t rec_lowest;
+	int settled;
+	int runs;		/* the active runs rec was judged on */
 	uint64_t lost;		/* events lost in the window */
 	int overridden;		/* the size changed since the last window */
 	uint32_t size_before;	/* ... from this size */
@@ -37,6 +46,13 @@ struct ft_watch_state {
 	struct ft_watch_ops mop[FT_MOP_NR];	/* memtype_lock, by op */
 	struct ft_watch_ops other;		/* fallback: every other lock */
 };
+
+/*
+ * watchline.c: the window's line in fmt; header: the column names first
+ * (text and CSV)
+ */
+void ft_watch_line(FILE *f, const struct ft_watch_state *w, enum ft_fmt fmt,
+		   int header);
 
 /* prom.c: the exposition (text format 0.0.4); caller frees, NULL: no memory */
 char *ft_prom_render(const struct ft_watch_state *w, size_t *len);

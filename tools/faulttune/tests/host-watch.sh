@@ -103,23 +103,25 @@ check "watch says which columns the fallback cannot fill" \
 check "the fallback's unknown columns print '-' (acq, coll%, share%, rec, pred%)" \
 	eval 'tail -n +2 "$W/text.out" | awk '\''$2 != "-" || $5 != "-" || $6 != "-" || $8 != "-" || $9 != "-" { bad = 1 } END { exit bad }'\'''
 "$FT" watch -i 1 -w 0.3 -n 2 --json > "$W/json.out" 2>/dev/null
-check "watch --json: 2 objects, variant fallback, acquisitions and recommended null" \
+check "watch --json: 2 objects, variant fallback, acquisitions, recommended, settled and inseparable_from null" \
 	python3 -c '
 import json, sys
 l = [json.loads(x) for x in open(sys.argv[1])]
 assert len(l) == 2, l
 for d in l:
     assert d["variant"] == "fallback" and d["acquisitions"] is None and d["recommended"] is None, d
+    assert d["settled"] is None and d["inseparable_from"] is None, d
     assert d["window_s"] == 0.3 and isinstance(d["contended"], int), d
 assert [d["window"] for d in l] == [1, 2]
 ' "$W/json.out"
 "$FT" watch -i 1 -w 0.3 -n 2 --csv > "$W/csv.out" 2>/dev/null
-check "watch --csv: a header and 2 rows of 12 fields" \
+check "watch --csv: a header and 2 rows of 14 fields, settled and inseparable_from last and empty" \
 	python3 -c '
 import csv, sys
 r = list(csv.reader(open(sys.argv[1])))
-assert len(r) == 3 and r[0][0] == "time" and all(len(x) == 12 for x in r), r
-assert all(x[1] == "fallback" for x in r[1:]), r
+assert len(r) == 3 and r[0][0] == "time" and all(len(x) == 14 for x in r), r
+assert r[0][11:] == ["overridden", "settled", "inseparable_from"], r[0]
+assert all(x[1] == "fallback" and x[12:] == ["", ""] for x in r[1:]), r
 ' "$W/csv.out"
 
 # --- events on during the window only; SIGTERM / SIGINT restore tracefs -----
@@ -175,6 +177,17 @@ rc=$?
 sed 's/^/# /' "$W/lint2"
 check "promtool check metrics on the textfile: exit 0, no warning (rc=$rc)" \
 	eval '[ $rc = 0 ] && [ ! -s "$W/lint2" ]'
+# the host's kernel fills no recommendation: lint the gauges only a
+# patched kernel's window fills (settled, the lowest inseparable size)
+# from tests/watch-unit's example exposition
+"$(dirname "$0")/watch-unit" --prom-example > "$W/example.prom" 2>/dev/null
+promtool check metrics < "$W/example.prom" > "$W/lint3" 2>&1
+rc=$?
+sed 's/^/# /' "$W/lint3"
+check "promtool check metrics on a patched window's exposition (watch-unit --prom-example): exit 0, no warning (rc=$rc)" \
+	eval '[ $rc = 0 ] && [ ! -s "$W/lint3" ] &&
+	      grep -qx "faulttune_recommendation_settled 0" "$W/example.prom" &&
+	      grep -qx "faulttune_recommended_table_size_lowest 32" "$W/example.prom"'
 kill -TERM $one
 wait $one
 check "after SIGTERM: the textfile stays whole, no temporary file left ($(ls -A "$W/textfile" | tr '\n' ' '))" \

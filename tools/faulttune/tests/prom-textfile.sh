@@ -42,7 +42,7 @@ promtool check rules "$W/rules.yml" > "$W/rules.log" 2>&1
 rc=$?
 sed 's/^/# /' "$W/rules.log"
 check "promtool check rules on the fleet rules of faulttune.rst (rc=$rc)" \
-	eval '[ $rc = 0 ] && grep -q "SUCCESS: 3 rules found" "$W/rules.log"'
+	eval '[ $rc = 0 ] && grep -q "SUCCESS: 4 rules found" "$W/rules.log"'
 
 port=$(free_port)
 cat > "$W/prometheus.yml" <<EOF

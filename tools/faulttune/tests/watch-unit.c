@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of faulttune watch's exposition (prom.c) and of the address
+ * Unit tests of faulttune watch's line (watchline.c), its exposition
+ * (prom.c) and of the address
  * syntax of its endpoint (httpd.c): states built here, the lines they must
  * give known by hand.  No root, no tracefs, no network but a socket bound
  * on 127.0.0.1 port 0.  Ends with "N passed, N failed".  promtool and the
@@ -96,8 +97,135 @@ static void test_patched(void)
 	/* an op that never ran has no series */
 	HASNT(t, "op=\"memfd\"");
 	HASNT(t, "lock=\"other\"");
+	/* one window's one run: how settled is not known, so absent */
+	HASNT(t, "faulttune_recommendation_settled");
+	HASNT(t, "faulttune_recommended_table_size_lowest");
 	each_metric_described(t);
 	free(t);
+
+	/* runs that settle the pick, and runs that cannot separate 32..256 */
+	w.rec_lowest = 256;
+	w.settled = 1;
+	w.runs = 8;
+	t = ft_prom_render(&w, &len);
+	if (t) {
+		HAS(t, "# TYPE faulttune_recommendation_settled gauge\n"
+		    "faulttune_recommendation_settled 1\n");
+		HAS(t, "# TYPE faulttune_recommended_table_size_lowest gauge\n"
+		    "faulttune_recommended_table_size_lowest 256\n");
+		each_metric_described(t);
+		free(t);
+	}
+	w.rec_lowest = 32;
+	w.settled = 0;
+	t = ft_prom_render(&w, &len);
+	if (t) {
+		HAS(t, "faulttune_recommendation_settled 0\n");
+		HAS(t, "faulttune_recommended_table_size_lowest 32\n");
+		HAS(t, "faulttune_recommended_table_size 256\n");
+		each_metric_described(t);
+		free(t);
+	}
+}
+
+/* the window's line, as --json, --csv and text print it */
+static char *line_of(const struct ft_watch_state *w, enum ft_fmt fmt, int header)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	ft_watch_line(f, w, fmt, header);
+	fclose(f);
+	return buf;
+}
+
+static int fields(const char *line)
+{
+	int n = 1;
+
+	for (; *line && *line != '\n'; line++)
+		n += *line == ',';
+	return n;
+}
+
+/* check the line of w in each format against what it must say */
+static void line_says(const struct ft_watch_state *w, const char *json,
+		      const char *csv, const char *note)
+{
+	char *t = line_of(w, FT_FMT_JSON, 0);
+
+	if (t) {
+		HAS(t, json);
+		free(t);
+	}
+	t = line_of(w, FT_FMT_CSV, 1);
+	if (t) {
+		const char *row = strchr(t, '\n');
+
+		HAS(t, "time,variant,acquisitions,contended,wait_ns,"
+		    "collision_wait_pct,sharing_wait_pct,size,recommended,"
+		    "predicted_collision_pct,lost,overridden,settled,"
+		    "inseparable_from\n");
+		CHECK(row && fields(t) == 14 && fields(row + 1) == 14,
+		      "CSV: want 14 fields in header and row:\n%s", t);
+		HAS(t, csv);
+		free(t);
+	}
+	t = line_of(w, FT_FMT_TEXT, 1);
+	if (t) {
+		const char *row = strchr(t, '\n');
+		char want[128];
+		size_t n = (size_t)snprintf(want, sizeof(want), "  %s\n", note);
+
+		CHECK(row && strlen(row) > n && !strcmp(row + strlen(row) - n, want),
+		      "text: want the note '%s' last in:\n%s", note, t);
+		free(t);
+	}
+}
+
+static void test_lines(void)
+{
+	struct ft_watch_state w;
+
+	patched_state(&w);
+	line_says(&w, "\"recommended\":256,\"predicted_collision_pct\":0.75,"
+		  "\"lost\":0,\"overridden\":false,\"settled\":null,"
+		  "\"inseparable_from\":null}\n",
+		  ",256,0.75,0,0,,\n", "settled: not known (no faults in "
+		  "flight at once)");
+	w.runs = 1;
+	line_says(&w, "\"settled\":null,\"inseparable_from\":null}\n",
+		  ",256,0.75,0,0,,\n", "settled: not known (one run)");
+	w.runs = 8;
+	w.rec_lowest = 256;
+	w.settled = 1;
+	line_says(&w, "\"settled\":true,\"inseparable_from\":256}\n",
+		  ",256,0.75,0,0,1,256\n", "settled");
+	w.rec_lowest = 32;
+	w.settled = 0;
+	w.overridden = 1;
+	w.size_before = 32;
+	line_says(&w, "\"overridden\":true,\"settled\":false,"
+		  "\"inseparable_from\":32}\n", ",256,0.75,0,1,0,32\n",
+		  "override 32->64, unsettled 32..256");
+	w.overridden = 0;
+	w.runs = 3;
+	w.rec_lowest = 256;
+	line_says(&w, "\"settled\":false,\"inseparable_from\":256}\n",
+		  ",256,0.75,0,0,0,256\n", "unsettled (3 runs, 5 needed)");
+
+	/* the fallback: no recommendation, so nothing about settling */
+	memset(&w, 0, sizeof(w));
+	w.fallback = 1;
+	w.have_window = 1;
+	w.coll_ratio = w.share_ratio = w.pred_ratio = -1;
+	line_says(&w, "\"recommended\":null,\"predicted_collision_pct\":null,"
+		  "\"lost\":0,\"overridden\":false,\"settled\":null,"
+		  "\"inseparable_from\":null}\n", ",fallback,,0,0,,,,,,0,0,,\n",
+		  "");
 }
 
 static void test_fallback(void)
@@ -127,6 +255,8 @@ static void test_fallback(void)
 	HASNT(t, "faulttune_table_size");
 	HASNT(t, "_ratio");
 	HASNT(t, "faulttune_lock_acquisitions_total");
+	HASNT(t, "settled");
+	HASNT(t, "_lowest");
 	each_metric_described(t);
 	free(t);
 
@@ -198,11 +328,38 @@ static void test_listen(void)
 	}
 }
 
-int main(void)
+/*
+ * --prom-example: print the exposition of a patched window whose runs
+ * cannot separate 32..256, every metric filled, for promtool
+ * (tests/host-watch.sh): the host's own kernel never fills them.
+ */
+static int prom_example(void)
 {
+	struct ft_watch_state w;
+	size_t len;
+	char *t;
+
+	patched_state(&w);
+	w.rec_lowest = 32;
+	w.runs = 8;
+	w.overridden = 1;
+	w.size_before = 32;
+	t = ft_prom_render(&w, &len);
+	if (!t)
+		return 1;
+	fwrite(t, 1, len, stdout);
+	free(t);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--prom-example"))
+		return prom_example();
 	fprintf(stderr, "watch-unit: the refusals below are expected\n");
 	test_patched();
 	test_fallback();
+	test_lines();
 	test_textfile();
 	test_listen();
 	return check_done("watch-unit");

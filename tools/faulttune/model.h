@@ -96,7 +96,7 @@ enum { FT_LOOP_CLOSED, FT_LOOP_OPEN, FT_NLOOP };
 /* holds times draws up to which advice takes run_draws a run */
 #define FT_RUN_DRAWS_WORK	4000000.0
 /* the fewest runs whose spread can settle a pick */
-#define FT_SETTLE_RUNS		5
+#define FT_SETTLE_RUNS		10
 /* one-sided 95% quantile of Student's t with df degrees of freedom */
 double ft_t95(double df);
 

@@ -484,7 +484,7 @@ static void test_settled(void)
 {
 	struct ft_model_opts o = { .draws = 256, .seed = FT_MODEL_SEED };
 	struct ft_decision d;
-	struct ft_model *m = loop_model(5, 30.0 * 8 / 38);
+	struct ft_model *m = loop_model(FT_SETTLE_RUNS, 30.0 * 8 / 38);
 
 	CHECK(!ft_decide(m, &o, 1, 25, 8, &d), "decide");
 	EQ(d.settled, 1);

@@ -13,7 +13,8 @@
 # for what its own runs measured).  Also: the model is checked at the sizes
 # tune measured, the measured collision wait at the pick is within the
 # target (give or take two standard errors), and the knob and tracefs are
-# left as found; TAP.
+# left as found.  Then faulttune watch beside QEMU starting VM after VM,
+# as a VM host's monitoring runs it; TAP.
 T=/sys/kernel/tracing
 K=/sys/kernel/debug/hugetlb/num_fault_mutexes
 W=/tmp/ft-programs.$$
@@ -30,6 +31,7 @@ meas_field() {	# SIZE KEY FILE
 }
 # awk's verdict on an expression of numbers
 holds() { awk "BEGIN { exit !($1) }"; }
+pow2() { v=$1; [ "$v" -gt 0 ] 2>/dev/null || return 1; while [ $((v % 2)) = 0 ]; do v=$((v / 2)); done; [ $v = 1 ]; }
 
 mkdir -p $W
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
@@ -140,6 +142,34 @@ tune_twice() {	# NAME COMMAND...
 
 tune_twice qemu $W/qemu.sh
 tune_twice stress-ng stress-ng --mmaphuge 4 --mmaphuge-mmaps 16 --timeout 2s --quiet
+
+# watch on a VM host while VMs start: QEMU preallocates 128 pages of 2 MiB
+# a run, one run after another, so every 4-second window holds at least
+# one whole run's 128 fault acquisitions
+faulttune watch -i 5 -w 4 -n 2 --json > $W/watch.json 2> $W/watch.err &
+wp=$!
+(while kill -0 $wp 2>/dev/null; do $W/qemu.sh; done) &
+qp=$!
+wait $wp
+rc=$?
+wait $qp
+sed 's/^/# watch: /' $W/watch.json $W/watch.err | cut -c1-300
+t $rc "watch beside QEMU's preallocations exits 0"
+[ "$(grep -c . $W/watch.json)" = 2 ]
+t $? "watch: one JSON line per window (2)"
+wv() { sed -n "${1}p" $W/watch.json | grep -o "\"$2\":[^,}]*" | head -n 1 | cut -d: -f2; }
+for w in 1 2; do
+	a=$(wv $w acquisitions) r=$(wv $w recommended) s=$(wv $w size)
+	[ "${a:-0}" -ge 128 ] 2>/dev/null
+	t $? "watch window $w: at least one preallocation's 128 faults ($a acquisitions)"
+	pow2 "$r" && [ "$s" = "$saved" ]
+	t $? "watch window $w: a recommended size, a power of two ($r), at the current $s"
+	[ -n "$(wv $w collision_wait_pct)" ] && [ "$(wv $w collision_wait_pct)" != null ] &&
+		[ -n "$(wv $w predicted_collision_pct)" ] && [ "$(wv $w predicted_collision_pct)" != null ]
+	t $? "watch window $w: measured ($(wv $w collision_wait_pct)%) and predicted ($(wv $w predicted_collision_pct)%) collision wait"
+done
+[ "$(cat $K)" = "$saved" ] && [ "$(insts)" = 0 ]
+t $? "watch: knob and instances as found"
 
 [ "$(cat $T/tracing_on $T/set_event | md5sum)" = "$before" ]
 t $? "top-level tracing_on and set_event unchanged"

@@ -190,7 +190,12 @@ static void settle(struct ft_decision *d)
 	 * FT_SETTLE_RUNS the spread itself is too rough to trust: three
 	 * quiet probes of QEMU's preallocation "settled" on keeping 32 where
 	 * the next two runs at 32 measured 0.61% +- 0.31 and another tune
-	 * of it needed 256.
+	 * of it needed 256.  Five were not enough either: of 21 tunes of the
+	 * built-in workload, four settled on 256 where the other 17 could
+	 * not separate 256 from 512, and two of the four had stopped at
+	 * the earliest look five runs allowed.  The spread of five runs is
+	 * itself a draw, and probing that looks after every run stops on a
+	 * small one.
 	 */
 	d->settled = d->nactive >= FT_SETTLE_RUNS && d->first == d->rec;
 }
@@ -406,6 +411,18 @@ int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 fail:
 	ft_decision_free(d);
 	return -1;
+}
+
+int ft_settled_look(struct ft_looks *l, const struct ft_decision *d)
+{
+	uint32_t pick = d->sizes[d->rec];
+
+	if (d->settled && l->settled && pick == l->pick)
+		l->settled++;
+	else
+		l->settled = d->settled;
+	l->pick = pick;
+	return l->settled >= FT_SETTLED_LOOKS;
 }
 
 /* the row the decision judges size k by: the used variant that predicts more */

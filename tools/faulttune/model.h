@@ -93,8 +93,10 @@ int ft_model_predict_runs(const struct ft_model *m,
 enum { FT_LOOP_CLOSED, FT_LOOP_OPEN, FT_NLOOP };
 /* a variant fits when |measured - predicted| <= 2 se + this, in % */
 #define FT_FIT_FLOOR_PCT	0.1
+/* holds times draws up to which advice takes run_draws a run */
+#define FT_RUN_DRAWS_WORK	4000000.0
 /* the fewest runs whose spread can settle a pick */
-#define FT_SETTLE_RUNS		5
+#define FT_SETTLE_RUNS		10
 /* one-sided 95% quantile of Student's t with df degrees of freedom */
 double ft_t95(double df);
 
@@ -124,6 +126,20 @@ struct ft_decision {
 	int first;			/* the first size that may meet the target */
 	int settled;			/* first == rec, FT_SETTLE_RUNS active runs */
 };
+
+/*
+ * Probing looks again after every run.  Stopping at the first settled look
+ * would stop on a lucky stretch of runs (a size just under the target
+ * looks surely under it now and then), so it stops when the pick has
+ * stayed settled, on the same size, for FT_SETTLED_LOOKS looks in a row.
+ */
+#define FT_SETTLED_LOOKS	3
+struct ft_looks {
+	int settled;		/* looks in a row settled on pick */
+	uint32_t pick;
+};
+/* one more look, at decision d: 1 when probing may stop */
+int ft_settled_look(struct ft_looks *l, const struct ft_decision *d);
 
 int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 	      uint32_t current, double target_pct, uint32_t max_size,
@@ -166,6 +182,7 @@ struct ft_advice_opts {
 	int threads;		/* simulated threads, 0: as recorded */
 	uint32_t max_size;	/* 0: as far as the answer needs */
 	int max_draws;		/* 0: the model's own cap */
+	int run_draws;		/* draws a run while cheap (0: the model's) */
 	const char *btf_path;	/* NULL: /sys/kernel/btf/vmlinux */
 };
 

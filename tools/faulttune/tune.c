@@ -71,6 +71,7 @@ struct tune_ctx {
 	int reps, warmup, probes;
 	int budget_runs;	/* most probe runs */
 	double budget_s;	/* most seconds of probing */
+	struct ft_looks looks;	/* how long the probes' pick stayed settled */
 	double timeout;		/* --from: the reader's limit, -1: default */
 	int force;		/* --from: use recordings with damaged records */
 	double target;
@@ -1340,11 +1341,16 @@ static void advice_opts(const struct tune_ctx *c, struct ft_advice_opts *ao)
 	ao->threads = model_threads(c);
 	ao->max_size = c->max_size;
 	/*
-	 * The decision is made again after each probe: 64 draws keep that
-	 * a fraction of a probe's time in a TCG guest; the spread between
-	 * the runs, not between the draws, is what decides how settled the
-	 * pick is.
+	 * The decision is made again after each probe.  How settled the
+	 * pick is comes from the spread between the runs, and each run's
+	 * prediction carries the spread of its own hash draws: with the
+	 * model's own 256 draws over all the runs (8 a run at 30 runs) the
+	 * built-in workload's standard error at 256 mutexes was 0.11-0.14%
+	 * on 30 runs, 0.09% with 64 draws a run.  32 a run, while the runs
+	 * are small enough (FT_RUN_DRAWS_WORK), keep a decision a fraction
+	 * of a probe's time in a TCG guest; 64 at most otherwise.
 	 */
+	ao->run_draws = 32;
 	ao->max_draws = 64;
 }
 
@@ -1378,7 +1384,7 @@ static int probe(struct tune_ctx *c, const struct ft_advice_opts *ao, int tty)
 			fprintf(stderr, "\r  probe %d: %u, %s   ", c->nprobes,
 				c->adv.dec.sizes[c->adv.dec.rec],
 				c->adv.dec.settled ? "settled" : "not settled");
-		if (c->adv.dec.settled) {
+		if (ft_settled_look(&c->looks, &c->adv.dec)) {
 			c->stopped = "settled";
 			break;
 		}

@@ -484,7 +484,7 @@ static void test_settled(void)
 {
 	struct ft_model_opts o = { .draws = 256, .seed = FT_MODEL_SEED };
 	struct ft_decision d;
-	struct ft_model *m = loop_model(5, 30.0 * 8 / 38);
+	struct ft_model *m = loop_model(FT_SETTLE_RUNS, 30.0 * 8 / 38);
 
 	CHECK(!ft_decide(m, &o, 1, 25, 8, &d), "decide");
 	EQ(d.settled, 1);
@@ -617,6 +617,32 @@ static void test_all_idle(void)
 	EQ(d.fit[FT_LOOP_CLOSED].nruns, 0);
 	ft_decision_free(&d);
 	ft_model_free(m);
+}
+
+/*
+ * Probing stops when the pick stayed settled on one size for
+ * FT_SETTLED_LOOKS looks in a row: an unsettled look or a settled one on
+ * another size starts the count again.
+ */
+static void test_settled_looks(void)
+{
+	uint32_t sizes[] = { 128, 256, 512 };
+	struct ft_decision d = { .sizes = sizes, .nsizes = 3 };
+	struct ft_looks l = { 0 };
+	/* each look: settled?, pick (index), may probing stop */
+	static const int look[][3] = {
+		{ 0, 2, 0 }, { 1, 1, 0 }, { 1, 1, 0 }, { 0, 1, 0 },
+		{ 1, 1, 0 }, { 1, 2, 0 }, { 1, 2, 0 }, { 1, 2, 1 }, { 1, 2, 1 },
+	};
+	size_t i;
+
+	CHECK(FT_SETTLED_LOOKS == 3, "the looks below assume 3");
+	for (i = 0; i < sizeof(look) / sizeof(look[0]); i++) {
+		d.settled = look[i][0];
+		d.rec = look[i][1];
+		CHECK(ft_settled_look(&l, &d) == look[i][2],
+		      "look %zu: settled %d on %u", i + 1, d.settled, sizes[d.rec]);
+	}
 }
 
 static void test_t95(void)
@@ -769,6 +795,7 @@ int main(void)
 	test_settled();
 	test_not_settled();
 	test_all_idle();
+	test_settled_looks();
 	test_t95();
 	test_current_above_max();
 	test_threads_overflow();

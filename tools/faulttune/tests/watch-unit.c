@@ -215,7 +215,7 @@ static void test_lines(void)
 	w.runs = 3;
 	w.rec_lowest = 256;
 	line_says(&w, "\"settled\":false,\"inseparable_from\":256}\n",
-		  ",256,0.75,0,0,0,256\n", "unsettled (3 runs, 5 needed)");
+		  ",256,0.75,0,0,0,256\n", "unsettled (3 runs, 10 needed)");
 
 	/* the fallback: no recommendation, so nothing about settling */
 	memset(&w, 0, sizeof(w));

@@ -1306,9 +1306,9 @@ int ft_model_predict(const struct ft_model *m, const struct ft_model_opts *o,
 /*
  * The prediction's standard error over the runs: each run predicted on
  * its own; their spread is how much the overlap structure, and so the
- * answer, moves from one run of the workload to the next.  The draws
- * are common to all runs, so a run's share of one pass over all of them
- * is its prediction on its own.
+ * answer, moves from one run of the workload to the next.  Each run has
+ * draws of its own (run_draw()), so the spread includes what the draws
+ * leave in each run's prediction.
  */
 int ft_model_predict_se(const struct ft_model *m, const struct ft_model_opts *o,
 			uint32_t size, struct ft_model_row *row)

@@ -29,7 +29,8 @@ int ft_advise(const struct ft_model *m, const struct ft_advice_opts *o,
 	      struct ft_advice *adv)
 {
 	struct ft_model_opts mo = { .threads = o->threads, .seed = FT_MODEL_SEED,
-				    .max_draws = o->max_draws };
+				    .max_draws = o->max_draws,
+				    .run_draws = o->run_draws };
 	struct ft_decision *d = &adv->dec;
 	int k;
 
@@ -45,21 +46,6 @@ int ft_advise(const struct ft_model *m, const struct ft_advice_opts *o,
 					  sizeof(adv->mutex_how));
 	adv->threads_raised = o->threads && o->threads < adv->concurrency;
 	adv->handover_ns = ft_model_handover(m);
-	/*
-	 * The model's own draws are 256 over all the runs, a few each when
-	 * the runs are many; each run's prediction then carries its draws'
-	 * spread into the runs' spread, the standard error the decision
-	 * reads.  For tune's few short runs more draws are cheap, and they
-	 * leave the spread to the workload.
-	 */
-	if (o->run_draws) {
-		double copies = o->threads && adv->concurrency > 0 ?
-				(double)o->threads / adv->concurrency : 1;
-
-		if ((double)adv->nholds * o->run_draws * (copies > 1 ? copies : 1) <=
-		    FT_RUN_DRAWS_WORK)
-			mo.draws = o->run_draws;
-	}
 	if (ft_decide(m, &mo, o->current, o->target_pct, o->max_size, d))
 		return -1;
 	adv->rows = calloc(d->nsizes, sizeof(*adv->rows));

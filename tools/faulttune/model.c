@@ -1006,9 +1006,10 @@ static void simulate(const struct run *r, int threads, int open_loop,
  * need alone, and the runs' spread, the standard error, includes what
  * the draws leave.  So at most 256 draws in all over the runs, at least
  * 4 a run (a run's spread over its draws, which decide.c uses, from
- * fewer would be too rough).
+ * fewer would be too rough).  A caller with few small runs (tune) asks
+ * for run_draws a run instead of the 256 in all, within the same work.
  */
-static int auto_draws(const struct ft_model *m, int threads)
+static int auto_draws(const struct ft_model *m, int threads, int run_draws)
 {
 	double work = 0;
 	int i, d, cap;
@@ -1022,6 +1023,8 @@ static int auto_draws(const struct ft_model *m, int threads)
 		return 1;
 	d = (int)(1e6 / work);
 	cap = m->nruns > 1 ? (256 + m->nruns - 1) / m->nruns : 256;
+	if (cap < run_draws)
+		cap = run_draws;
 	if (d > cap)
 		d = cap;
 	return d < 4 ? 4 : d > 256 ? 256 : d;
@@ -1118,7 +1121,8 @@ static int predict_setup(const struct ft_model *m,
 	if (!size || !ft_is_pow2(size) || size > FT_MODEL_MAX_SIZE ||
 	    o->threads < 0 || o->only_run < 0 || o->only_run > m->nruns)
 		return -1;
-	draws = o->draws > 0 ? o->draws : auto_draws(m, o->threads);
+	draws = o->draws > 0 ? o->draws :
+				 auto_draws(m, o->threads, o->run_draws);
 	if (!o->draws && o->max_draws > 0 && draws > o->max_draws)
 		draws = o->max_draws;
 	row->draws = draws;

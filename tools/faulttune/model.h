@@ -50,6 +50,8 @@ struct ft_model_opts {
 				   concurrency times, keys of their own */
 	int draws;		/* hash draws; 0: chosen from the input size */
 	int max_draws;		/* with draws 0: at most this many (0: 256) */
+	int run_draws;		/* with draws 0: at least this many a run, as
+				   far as the work allows (0: see auto_draws) */
 	uint64_t seed;		/* of the draws; FT_MODEL_SEED */
 	int only_run;		/* 0: all runs; k: the k-th run alone */
 	int open_loop;		/* requests at their recorded times (model.c) */
@@ -93,8 +95,6 @@ int ft_model_predict_runs(const struct ft_model *m,
 enum { FT_LOOP_CLOSED, FT_LOOP_OPEN, FT_NLOOP };
 /* a variant fits when |measured - predicted| <= 2 se + this, in % */
 #define FT_FIT_FLOOR_PCT	0.1
-/* holds times draws up to which advice takes run_draws a run */
-#define FT_RUN_DRAWS_WORK	4000000.0
 /* the fewest runs whose spread can settle a pick */
 #define FT_SETTLE_RUNS		10
 /* one-sided 95% quantile of Student's t with df degrees of freedom */
@@ -182,7 +182,7 @@ struct ft_advice_opts {
 	int threads;		/* simulated threads, 0: as recorded */
 	uint32_t max_size;	/* 0: as far as the answer needs */
 	int max_draws;		/* 0: the model's own cap */
-	int run_draws;		/* draws a run while cheap (0: the model's) */
+	int run_draws;		/* at least this many draws a run (ft_model_opts) */
 	const char *btf_path;	/* NULL: /sys/kernel/btf/vmlinux */
 };
 

@@ -1346,9 +1346,9 @@ static void advice_opts(const struct tune_ctx *c, struct ft_advice_opts *ao)
 	 * prediction carries the spread of its own hash draws: with the
 	 * model's own 256 draws over all the runs (8 a run at 30 runs) the
 	 * built-in workload's standard error at 256 mutexes was 0.11-0.14%
-	 * on 30 runs, 0.09% with 64 draws a run.  32 a run, while the runs
-	 * are small enough (FT_RUN_DRAWS_WORK), keep a decision a fraction
-	 * of a probe's time in a TCG guest; 64 at most otherwise.
+	 * on 30 runs, 0.09% with 64 draws a run.  32 a run, within the
+	 * model's work bound, keep a decision a fraction of a probe's time
+	 * in a TCG guest.
 	 */
 	ao->run_draws = 32;
 	ao->max_draws = 64;

@@ -620,6 +620,24 @@ static void test_all_idle(void)
 }
 
 /*
+ * run_draws: 30 small runs get 256 draws in all (9 a run) by default and
+ * 32 a run when asked, the million simulated holds allowing it.
+ */
+static void test_run_draws(void)
+{
+	struct ft_model_opts o = { .seed = FT_MODEL_SEED };
+	struct ft_model *m = loop_model(30, 30.0 * 8 / 38);
+	struct ft_model_row row;
+
+	CHECK(!ft_model_predict(m, &o, 2, &row), "predict");
+	EQ(row.draws, (256 + 29) / 30);
+	o.run_draws = 32;
+	CHECK(!ft_model_predict(m, &o, 2, &row), "predict");
+	EQ(row.draws, 32);
+	ft_model_free(m);
+}
+
+/*
  * Probing stops when the pick stayed settled on one size for
  * FT_SETTLED_LOOKS looks in a row: an unsettled look or a settled one on
  * another size starts the count again.
@@ -796,6 +814,7 @@ int main(void)
 	test_not_settled();
 	test_all_idle();
 	test_settled_looks();
+	test_run_draws();
 	test_t95();
 	test_current_above_max();
 	test_threads_overflow();

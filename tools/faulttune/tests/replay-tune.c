@@ -14,8 +14,9 @@
  * SECONDS_A_RUN each, are spent; then it adds 5 runs at 32 and 5 at the
  * pick, decides again, and measures a moved pick, at most twice, like
  * measure_and_decide().  THREADS is tune's --threads for the model (the
- * built-in workload's; 0 for a command).  Prints each tune's pick and
- * how settled it was, then how often each size was picked.  A pick with
+ * built-in workload's; 0 for a command).  Prints each tune's pick, how
+ * settled it was and the prediction (+- se) at the pick and the size
+ * below it, then how often each size was picked.  A pick with
  * no recordings at its size is counted and left unmeasured.
  */
 #include <stdio.h>
@@ -173,9 +174,14 @@ int main(int argc, char **argv)
 		}
 		picks[__builtin_ctz(pick)]++;
 		nset += adv.dec.settled;
-		printf("tune %d: %d probes, probes' pick %u, pick %u, %s %u..%u\n",
+		printf("tune %d: %d probes, probes' pick %u, pick %u, %s %u..%u",
 		       t + 1, n, ppick, pick, adv.dec.settled ? "settled" : "not settled",
 		       adv.dec.sizes[adv.dec.first], adv.dec.sizes[adv.dec.rec]);
+		/* the judged prediction at the pick and the size below it */
+		for (i = adv.pick.idx > 0 ? adv.pick.idx - 1 : 0; i <= adv.pick.idx; i++)
+			printf("; at %u: %.2f%% +- %.2f", adv.rows[i].size,
+			       adv.rows[i].coll_pct, adv.rows[i].coll_pct_se);
+		printf(" (%d active runs)\n", adv.dec.nactive);
 		ft_advice_free(&adv);
 		ft_model_free(m);
 	}

@@ -311,6 +311,15 @@ int ft_sample_used(const struct ft_analysis *a);
  */
 int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m,
 		       uint32_t size);
+/*
+ * split.c: the holds as up to max_parts runs, cut where no hold is in
+ * flight, each at least FT_SPLIT_HOLDS_MIN holds; a sampled recording as
+ * its windows (ft_sample_add_runs()).  ft_split_parts(): how many.
+ */
+#define FT_SPLIT_HOLDS_MIN	64
+int ft_split_add_runs(const struct ft_analysis *a, struct ft_model *m,
+		      uint32_t size, int max_parts);
+int ft_split_parts(size_t nholds, int max_parts);
 /* text: a line when sampled; json: a "sample" member, leading comma */
 void ft_sample_print(FILE *f, const struct ft_analysis *a, int json);
 /* "FILE: the model takes a sample ..." on stderr, when sampled */

@@ -217,6 +217,8 @@ void ft_advice_free(struct ft_advice *adv);
 /* report's advice for a recording: before ft_whatif(); -1: out of memory */
 int ft_advice_of(const struct ft_analysis *a, int threads, double target_pct,
 		 struct ft_advice *adv);
+int ft_advice_of_parts(const struct ft_analysis *a, int threads,
+		       double target_pct, int parts, struct ft_advice *adv);
 
 /*
  * Bytes of one struct mutex in the running kernel: from BTF

@@ -43,6 +43,11 @@
 #define KNOB "/sys/kernel/debug/hugetlb/num_fault_mutexes"
 /* the reader child's limit for one window's file, seconds */
 #define FT_WATCH_READ_S	120
+/*
+ * A window's runs of the model, at most: twice the FT_SETTLE_RUNS a
+ * settled pick needs, so that a few idle parts leave enough.
+ */
+#define FT_WATCH_PARTS	(2 * FT_SETTLE_RUNS)
 
 struct watch_opts {
 	double interval, window;
@@ -460,7 +465,12 @@ static int window_patched(struct ft_analysis *a, double target,
 	r->resizes = a->resizes;
 	if (!a->nholds)
 		return 0;
-	if (ft_advice_of(a, 0, target, &adv)) {
+	/*
+	 * The window as runs of the model (split.c), so that the spread
+	 * between its parts bounds the pick and says whether it is settled,
+	 * as tune's runs do; as one run it never could.
+	 */
+	if (ft_advice_of_parts(a, 0, target, FT_WATCH_PARTS, &adv)) {
 		ft_err("watch: out of memory for the advice");
 		return -1;
 	}
@@ -470,10 +480,11 @@ static int window_patched(struct ft_analysis *a, double target,
 		r->rec = adv.rows[adv.pick.idx].size;
 		r->pred_ratio = adv.rows[adv.pick.idx].coll_pct / 100;
 		/*
-		 * A window is a short sample: say whether its runs settle the
+		 * A window is a short sample: say whether its parts settle the
 		 * pick, as tune and report do, so that a pick that flips from
-		 * window to window is not taken for an answer.  One active run
-		 * has no spread to bound (advice.c: "settled: not known").
+		 * window to window is not taken for an answer.  A window of
+		 * fewer than two active parts has no spread to bound
+		 * (advice.c: "settled: not known").
 		 */
 		r->runs = d->nactive;
 		if (d->nactive >= 2 && d->first >= 0 && d->first <= d->rec) {

@@ -5,6 +5,7 @@
  * model gets one run; past it, at most the budget, whole windows in time
  * order, the same sample every time, each window a run of the model.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
@@ -116,10 +117,108 @@ static void test_window_time(void)
 	ft_analysis_free(&a);
 }
 
+/*
+ * split.c: a stretch of holds as runs of the model.  nb bursts of four
+ * holds on different keys, each burst's holds requested together and
+ * served one after the other (a collision each but the first), the
+ * bursts 10 us apart with nothing in flight between them; or, with
+ * gap 0, holds that overlap their neighbours throughout.
+ */
+static void push_bursts(struct ft_analysis *a, size_t nb, int gap)
+{
+	size_t b, err = 0;
+	int j;
+
+	ft_analysis_init(a);
+	for (b = 0; b < nb; b++)
+		for (j = 0; j < 4; j++) {
+			struct ft_hold h = { 0 };
+
+			if (gap) {
+				h.req_ts = 1000000 + b * 10000;
+				h.acq_ts = h.req_ts + j * 100;
+				h.rel_ts = h.acq_ts + 100;
+				h.collided = j > 0;
+			} else {
+				h.req_ts = 1000000 + (b * 4 + j) * 100;
+				h.acq_ts = h.req_ts;
+				h.rel_ts = h.acq_ts + 250;
+			}
+			h.mapping = 0xffff888000000000ULL;
+			h.index = b * 4 + j;
+			h.hash = (uint32_t)h.index * 2654435761u;
+			h.pid = j + 1;
+			err += ft_sample_push(a, &h) != 0;
+		}
+	CHECK(!err, "%zu pushes failed", err);
+}
+
+static void test_split(void)
+{
+	struct ft_analysis a;
+	struct ft_model *m = ft_model_new();
+	double cw, f, fsum = 0, cwsum = 0;
+	int i, whole = 1;
+	uint32_t rs;
+
+	/* 660 holds: 10 parts of 66, each even cut inside a burst */
+	push_bursts(&a, 165, 1);
+	CHECK(ft_split_parts(a.nholds, 20) == 10, "660 holds: %d parts of 20",
+	      ft_split_parts(a.nholds, 20));
+	CHECK(m && !ft_split_add_runs(&a, m, 64, 20) && ft_model_nruns(m) == 10,
+	      "660 holds in bursts: 10 runs of the model (%d)",
+	      m ? ft_model_nruns(m) : -1);
+	for (i = 0; m && i < ft_model_nruns(m); i++) {
+		if (!ft_model_run_recorded(m, i, &rs, &cw, &f)) {
+			whole = 0;
+			continue;
+		}
+		/* a burst is 1000 ns of fault time and 600 of collision wait */
+		if (fmod(f, 1000) || fmod(cw, 600) || cw / 600 != f / 1000)
+			whole = 0;
+		fsum += f;
+		cwsum += cw;
+	}
+	CHECK(whole && fsum == 165000 && cwsum == 99000,
+	      "each run whole bursts, cut where nothing is in flight, with what "
+	      "it measured (fault %.0f, collision wait %.0f)", fsum, cwsum);
+	ft_model_free(m);
+	ft_analysis_free(&a);
+
+	/* no moment without a hold in flight: cut evenly all the same */
+	m = ft_model_new();
+	push_bursts(&a, 160, 0);
+	CHECK(m && !ft_split_add_runs(&a, m, 64, 20) && ft_model_nruns(m) == 10 &&
+	      ft_model_nholds(m) == 640,
+	      "640 holds that always overlap: 10 runs, every hold in one");
+	ft_model_free(m);
+	ft_analysis_free(&a);
+
+	/* under two parts' worth: one run */
+	m = ft_model_new();
+	push_bursts(&a, 30, 1);
+	CHECK(ft_split_parts(a.nholds, 20) == 1 && m &&
+	      !ft_split_add_runs(&a, m, 64, 20) && ft_model_nruns(m) == 1,
+	      "120 holds: one run");
+	ft_model_free(m);
+	ft_analysis_free(&a);
+
+	/* a sampled recording keeps its windows as runs */
+	m = ft_model_new();
+	feed(&a, 6400, 64000, 100);
+	CHECK(m && !ft_split_add_runs(&a, m, 0, 20) &&
+	      ft_model_nruns(m) == (int)a.sample.nwin,
+	      "sampled: a run per kept window (%zu), not split again",
+	      a.sample.nwin);
+	ft_model_free(m);
+	ft_analysis_free(&a);
+}
+
 int main(void)
 {
 	test_within_budget();
 	test_past_budget();
 	test_window_time();
+	test_split();
 	return check_done("sample");
 }

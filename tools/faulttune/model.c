@@ -28,7 +28,8 @@
  * queues behind a second that queued behind a first waits for both, which
  * the pairwise 1/N estimate (sum over overlapping pairs of the remaining
  * hold / N) misses, and which is what makes one mutex so much worse than
- * 1/N would say.
+ * 1/N would say.  Two holds of one page in two tasks that the recording
+ * kept apart stay in their order (key_order()): no size changes it.
  *
  * Draws use common random numbers: a key's 64-bit draw is masked to each
  * size, so two keys that do not collide at N do not collide at 2N either
@@ -49,7 +50,10 @@ struct stream_hold {
 	uint64_t req0;		/* contention-free request time (closed loop) */
 	uint64_t svc;		/* hold time, acquire to release */
 	uint32_t key;		/* dense key id within the run */
+	uint32_t after;		/* the hold of its key it follows, or NO_DEP */
 };
+
+#define NO_DEP	UINT32_MAX
 
 struct run {
 	struct stream_hold *h;	/* grouped by stream, each in request order */
@@ -65,6 +69,7 @@ struct run {
 	int nstreams;
 	int inflight;		/* most holds in flight at once: concurrency */
 	uint32_t nkeys;
+	size_t nafter;		/* holds with an `after` */
 	/*
 	 * A waiter runs some time after the release it waited for (a
 	 * wake-up, a schedule): the mean of that gap over the run's
@@ -254,6 +259,7 @@ struct tagged {
 	const struct ft_hold *h;
 	uint64_t req_ts;	/* h->req_ts: the sort reads no hold but on ties */
 	uint32_t stream, key;
+	uint32_t task;		/* the stream before tasks_to_lanes() */
 };
 
 static int cmp_tagged(const void *x, const void *y)
@@ -539,6 +545,7 @@ static int max_inflight(const struct ft_hold *h, size_t n)
 }
 
 static int open_order(struct run *r);
+static int key_order(struct run *r, const uint64_t *rel_at);
 
 int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 {
@@ -546,8 +553,8 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	struct keyset keys = { 0 };
 	struct tagged *t = NULL;
 	struct run r = { 0 }, *runs;
-	uint32_t nstreams = 0, nkeys = 0, s;
-	uint64_t waited = 0;
+	uint32_t nstreams = 0, nkeys = 0, s, task = UINT32_MAX;
+	uint64_t waited = 0, *rel_at = NULL;
 	size_t i;
 	int ret = -1;
 
@@ -558,6 +565,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 		t[i].h = &h[i];
 		t[i].req_ts = h[i].req_ts;
 		t[i].stream = dense_id(&streams, (uint32_t)h[i].pid, &nstreams);
+		t[i].task = t[i].stream;
 		t[i].key = key_id(&keys, h[i].mapping, h[i].index);
 		if (t[i].stream == UINT32_MAX || t[i].key == UINT32_MAX)
 			goto out;
@@ -572,7 +580,8 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 		goto out;
 	r.h = malloc((n ? n : 1) * sizeof(*r.h));
 	r.first = calloc(nstreams + 1, sizeof(*r.first));
-	if (!r.h || !r.first)
+	rel_at = malloc((n ? n : 1) * sizeof(*rel_at));
+	if (!r.h || !r.first || !rel_at)
 		goto out;
 	for (i = 0, s = UINT32_MAX; i < n; i++) {
 		const struct ft_hold *x = t[i].h;
@@ -582,14 +591,31 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 		if (t[i].stream != s) {
 			s = t[i].stream;
 			r.first[s] = (uint32_t)i;
+		}
+		/*
+		 * The recorded waits of this task so far come off its time
+		 * line: its own, not those of the tasks before it in its
+		 * lane.  A task that starts after others ended started when
+		 * something outside the table let it: the main thread that
+		 * truncates after joining the faulting threads started after
+		 * the last of them, not after its lane's, and taking that
+		 * one's waits off moved its truncation into the faults of
+		 * the others (the same pages: a true sharing the runs never
+		 * had; other pages: collisions they never had).  The lane's
+		 * simulated waits still delay it, so that no two tasks of a
+		 * lane overlap.
+		 */
+		if (t[i].task != task) {
+			task = t[i].task;
 			waited = 0;
 		}
-		/* the recorded waits of this task so far come off its time line */
 		r.h[i].req = x->req_ts;
 		r.h[i].req0 = x->req_ts - (waited < x->req_ts ? waited : 0);
 		r.rec_fault += (double)(rel - x->req_ts);
 		r.h[i].svc = rel - acq;
 		r.h[i].key = t[i].key;
+		r.h[i].after = NO_DEP;
+		rel_at[i] = rel;
 		waited += acq - x->req_ts;
 	}
 	r.first[nstreams] = (uint32_t)n;
@@ -599,7 +625,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	free(t);
 	t = NULL;
 	r.inflight = max_inflight(h, n);
-	if (open_order(&r))
+	if (open_order(&r) || key_order(&r, rel_at))
 		goto out;
 	hash_free(m);		/* made for the runs before this one */
 	runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs));
@@ -622,6 +648,7 @@ out:
 	free(r.first);
 	free(r.order);
 	free(r.src);
+	free(rel_at);
 	return ret;
 }
 
@@ -659,6 +686,49 @@ static int open_order(struct run *r)
 		r->order[i] = i;
 	req_order = r->h;
 	qsort(r->order, r->n, sizeof(*r->order), cmp_req);
+	return 0;
+}
+
+/*
+ * Holds of one key in two streams that did not overlap in the recording
+ * keep their order: the later one is `after` the earlier (the one of its
+ * key released last before it asked), and the closed loop does not
+ * start it before that one's simulated release.  Their order was not
+ * the table's doing: no size takes a page's mutex off the page, so what
+ * kept them apart was the program (a truncation after the join of the
+ * threads that faulted the pages, a page faulted once and then found
+ * present).  The closed loop moves each stream's time line by its own
+ * waits, and streams that moved apart laid such holds over each other:
+ * waits behind the same page that no run had.  Holds of one key that did
+ * overlap (a true sharing the recording has) queue as any others.  By
+ * open_order(), (request, index): a total order in which every `after`
+ * and every stream's previous hold come first, so the streams cannot
+ * wait for each other in a ring.  The open loop keeps the recorded
+ * requests and takes the holds in their order: it is left as it was.
+ */
+static int key_order(struct run *r, const uint64_t *rel_at)
+{
+	uint32_t *last = malloc((r->nkeys ? r->nkeys : 1) * sizeof(*last));
+	uint32_t i, k;
+
+	if (!last)
+		return -1;
+	for (k = 0; k < r->nkeys; k++)
+		last[k] = NO_DEP;
+	for (i = 0; i < r->n; i++) {
+		uint32_t p = r->order[i], q;
+
+		k = r->h[p].key;
+		q = last[k];
+		if (q != NO_DEP && rel_at[q] <= r->h[p].req &&
+		    r->src[q] != r->src[p]) {
+			r->h[p].after = q;
+			r->nafter++;
+		}
+		if (q == NO_DEP || rel_at[p] >= rel_at[q])
+			last[k] = p;
+	}
+	free(last);
 	return 0;
 }
 
@@ -722,6 +792,9 @@ struct sim {
 	uint32_t *end;		/* per stream: past its last hold */
 	uint64_t *kbase;	/* per stream: its copy's first key */
 	uint64_t *delay;	/* per stream: simulated wait so far */
+	uint32_t *whead, *wnext;	/* per stream: streams waiting for it */
+	uint64_t *wt;		/* per stream: the request it waits with */
+	uint64_t *keyrel;	/* per copy and key: last simulated release */
 	struct heap hp;
 };
 
@@ -762,6 +835,7 @@ struct sim_run {
 	uint32_t mask;		/* size - 1 */
 	uint64_t handover;
 	uint64_t *free_at, *last_key;	/* struct sim's */
+	uint64_t *keyrel;	/* struct sim's, when the run has an `after` */
 	uint64_t first, last;	/* first request, last release */
 	double coll, coll_wait, share_wait, fault;
 };
@@ -795,6 +869,36 @@ sim_hold(struct sim_run *s, const struct stream_hold *x, uint32_t p,
 		s->last = s->free_at[b];
 	s->last_key[b] = key + 1;
 	return w;
+}
+
+/*
+ * The closed loop's hold x of stream j (key: its copy's), asked at *t,
+ * after the hold of its key that it follows (key_order()): 0 when it
+ * may go at *t; 1 when not before a later *t, that hold's release; -1
+ * when that hold, the next or a later one of stream *ja, is not done.
+ */
+static inline __attribute__((always_inline)) int
+after_check(const struct run *r, const struct sim_run *s,
+	    const struct stream_hold *x, uint32_t j, uint64_t key,
+	    const uint32_t *pos, uint64_t *t, uint32_t *ja)
+{
+	uint32_t ns = (uint32_t)r->nstreams;
+
+	*ja = j - j % ns + r->src[x->after];
+	if (pos[*ja] <= x->after)
+		return -1;
+	if (s->keyrel[key] <= *t)
+		return 0;
+	*t = s->keyrel[key];
+	return 1;
+}
+
+/* the key's last release, when the run has holds `after` another */
+static inline __attribute__((always_inline)) void
+after_done(struct sim_run *s, uint64_t key, uint64_t rel)
+{
+	if (s->keyrel[key] < rel)
+		s->keyrel[key] = rel;
 }
 
 /*
@@ -881,7 +985,9 @@ static inline __attribute__((always_inline)) void
 sim_closed_few(const struct run *r, uint32_t nstreams, struct sim_run *s)
 {
 	uint64_t delay[SIM_FEW_STREAMS], kbase[SIM_FEW_STREAMS];
+	uint64_t wt[SIM_FEW_STREAMS];
 	uint32_t pos[SIM_FEW_STREAMS], end[SIM_FEW_STREAMS];
+	uint32_t whead[SIM_FEW_STREAMS], wnext[SIM_FEW_STREAMS];
 	uint32_t ns = (uint32_t)r->nstreams, j;
 	struct sim_queue q;
 
@@ -893,12 +999,14 @@ sim_closed_few(const struct run *r, uint32_t nstreams, struct sim_run *s)
 		end[j] = r->first[src + 1];
 		kbase[j] = (uint64_t)(j / ns) * r->nkeys;
 		delay[j] = 0;
+		whead[j] = NO_DEP;
 		if (pos[j] < end[j])
 			queue_put(&q, r->h[pos[j]].req0, j);
 	}
 	while (q.n) {
 		const struct stream_hold *x;
-		uint64_t t = q.t[q.head & (SIM_RING - 1)];
+		uint64_t t = q.t[q.head & (SIM_RING - 1)], t0 = t, w;
+		uint32_t ja, *wp;
 
 		j = q.s[q.head & (SIM_RING - 1)];
 		q.head++;
@@ -906,8 +1014,39 @@ sim_closed_few(const struct run *r, uint32_t nstreams, struct sim_run *s)
 		if (t < s->first)
 			s->first = t;
 		x = &r->h[pos[j]];
-		delay[j] += sim_hold(s, x, pos[j], kbase[j] + x->key, t);
-		if (++pos[j] < end[j])
+		if (x->after != NO_DEP) {
+			int a = after_check(r, s, x, j, kbase[j] + x->key, pos,
+					    &t, &ja);
+
+			if (a < 0) {	/* until stream ja has done it */
+				wt[j] = t;
+				wnext[j] = whead[ja];
+				whead[ja] = j;
+				continue;
+			}
+			if (a > 0) {	/* in turn, when it asks */
+				delay[j] += t - t0;
+				queue_put(&q, t, j);
+				continue;
+			}
+		}
+		w = sim_hold(s, x, pos[j], kbase[j] + x->key, t);
+		delay[j] += w;
+		++pos[j];
+		if (r->nafter) {
+			after_done(s, kbase[j] + x->key, t + w + x->svc);
+			for (wp = &whead[j]; *wp != NO_DEP; ) {
+				uint32_t b = *wp;
+
+				if (pos[j] > r->h[pos[b]].after) {
+					*wp = wnext[b];
+					queue_put(&q, wt[b], b);
+				} else {
+					wp = &wnext[b];
+				}
+			}
+		}
+		if (pos[j] < end[j])
 			queue_put(&q, r->h[pos[j]].req0 + delay[j], j);
 	}
 }
@@ -935,21 +1074,53 @@ sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
 		sm->end[j] = r->first[src + 1];
 		sm->kbase[j] = (uint64_t)(j / ns) * r->nkeys;
 		sm->delay[j] = 0;
+		sm->whead[j] = NO_DEP;
 		if (sm->pos[j] < sm->end[j])
 			heap_push(&sm->hp, r->h[sm->pos[j]].req0, j);
 	}
 	while (sm->hp.n) {
 		const struct stream_hold *x;
-		uint64_t t;
-		uint32_t j2;
+		uint64_t t, t0, w;
+		uint32_t j2, ja, *wp;
 
 		heap_pop(&sm->hp, &t, &j2);
 		if (t < s->first)
 			s->first = t;
 		x = &r->h[sm->pos[j2]];
-		sm->delay[j2] += sim_hold(s, x, sm->pos[j2],
-					  sm->kbase[j2] + x->key, t);
-		if (++sm->pos[j2] < sm->end[j2])
+		t0 = t;
+		if (x->after != NO_DEP) {
+			int a = after_check(r, s, x, j2, sm->kbase[j2] + x->key,
+					    sm->pos, &t, &ja);
+
+			if (a < 0) {	/* as sim_closed_few() */
+				sm->wt[j2] = t;
+				sm->wnext[j2] = sm->whead[ja];
+				sm->whead[ja] = j2;
+				continue;
+			}
+			if (a > 0) {
+				sm->delay[j2] += t - t0;
+				heap_push(&sm->hp, t, j2);
+				continue;
+			}
+		}
+		w = sim_hold(s, x, sm->pos[j2], sm->kbase[j2] + x->key, t);
+		sm->delay[j2] += w;
+		++sm->pos[j2];
+		if (r->nafter) {
+			after_done(s, sm->kbase[j2] + x->key, t + w + x->svc);
+			for (wp = &sm->whead[j2]; *wp != NO_DEP; ) {
+				uint32_t b = *wp;
+
+				if (sm->pos[j2] > r->h[sm->pos[b]].after) {
+					*wp = sm->wnext[b];
+					heap_push(&sm->hp, sm->wt[b], b);
+				} else {
+					wp = &sm->wnext[b];
+				}
+			}
+		}
+		if (sm->pos[j2] < sm->end[j2])
 			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],
 				  j2);
 	}
@@ -977,6 +1148,7 @@ static void simulate(const struct run *r, int threads, int open_loop,
 		.hk = hk, .draw = draw, .mask = size - 1,
 		.handover = r->handover,
 		.free_at = sm->free_at, .last_key = sm->last_key,
+		.keyrel = sm->keyrel,
 		.first = UINT64_MAX,
 	};
 
@@ -984,6 +1156,9 @@ static void simulate(const struct run *r, int threads, int open_loop,
 		return;
 	memset(s.free_at, 0, (size_t)size * sizeof(*s.free_at));
 	memset(s.last_key, 0, (size_t)size * sizeof(*s.last_key));
+	if (!open_loop && r->nafter)
+		memset(s.keyrel, 0, (size_t)(nstreams / (uint32_t)r->nstreams) *
+		       r->nkeys * sizeof(*s.keyrel));
 	if (open_loop)
 		sim_open(r, nstreams / (uint32_t)r->nstreams, &s);
 	else
@@ -1110,11 +1285,12 @@ static int hash_make(struct ft_model *m, const struct ft_model_opts *o,
 /*
  * The draws a prediction makes (o->draws, else auto_draws() within
  * o->max_draws), in row->draws too, and the most streams one simulation
- * of a run runs; -1 when the size or the options are out of range.
+ * of a run runs (and keys, when it has holds `after` another); -1 when
+ * the size or the options are out of range.
  */
 static int predict_setup(const struct ft_model *m,
 			 const struct ft_model_opts *o, uint32_t size,
-			 struct ft_model_row *row, size_t *maxs)
+			 struct ft_model_row *row, size_t *maxs, size_t *maxk)
 {
 	int draws, i;
 
@@ -1126,14 +1302,18 @@ static int predict_setup(const struct ft_model *m,
 	if (!o->draws && o->max_draws > 0 && draws > o->max_draws)
 		draws = o->max_draws;
 	row->draws = draws;
-	*maxs = 0;
+	*maxs = *maxk = 0;
 	for (i = 0; i < m->nruns; i++) {
-		size_t ns = sim_streams(&m->runs[i], o->threads);
+		const struct run *r = &m->runs[i];
+		size_t ns = sim_streams(r, o->threads);
 
 		if (ns == SIZE_MAX)
 			return -1;	/* more streams than any machine runs */
 		if (ns > *maxs)
 			*maxs = ns;
+		/* the closed loop's last release of each copy's keys */
+		if (r->nafter && (size_t)copies(r, o->threads) * r->nkeys > *maxk)
+			*maxk = (size_t)copies(r, o->threads) * r->nkeys;
 	}
 	return draws;
 }
@@ -1146,12 +1326,19 @@ static void sim_free(struct sim *sm)
 	free(sm->delay);
 	free(sm->end);
 	free(sm->kbase);
+	free(sm->whead);
+	free(sm->wnext);
+	free(sm->wt);
+	free(sm->keyrel);
 	free(sm->hp.t);
 	free(sm->hp.s);
 }
 
-/* a simulation's table of `size` buckets and its maxs streams: 0 or -1 */
-static int sim_alloc(struct sim *sm, uint32_t size, size_t maxs)
+/*
+ * A simulation's table of `size` buckets, its maxs streams and maxk
+ * keys: 0 or -1.
+ */
+static int sim_alloc(struct sim *sm, uint32_t size, size_t maxs, size_t maxk)
 {
 	memset(sm, 0, sizeof(*sm));
 	sm->free_at = malloc((size_t)size * sizeof(*sm->free_at));
@@ -1160,10 +1347,15 @@ static int sim_alloc(struct sim *sm, uint32_t size, size_t maxs)
 	sm->delay = malloc((maxs + 1) * sizeof(*sm->delay));
 	sm->end = malloc((maxs + 1) * sizeof(*sm->end));
 	sm->kbase = malloc((maxs + 1) * sizeof(*sm->kbase));
+	sm->whead = malloc((maxs + 1) * sizeof(*sm->whead));
+	sm->wnext = malloc((maxs + 1) * sizeof(*sm->wnext));
+	sm->wt = malloc((maxs + 1) * sizeof(*sm->wt));
+	sm->keyrel = malloc((maxk + 1) * sizeof(*sm->keyrel));
 	sm->hp.t = malloc((maxs + 1) * sizeof(*sm->hp.t));
 	sm->hp.s = malloc((maxs + 1) * sizeof(*sm->hp.s));
 	if (!sm->free_at || !sm->last_key || !sm->pos || !sm->delay ||
-	    !sm->end || !sm->kbase || !sm->hp.t || !sm->hp.s) {
+	    !sm->end || !sm->kbase || !sm->whead || !sm->wnext || !sm->wt ||
+	    !sm->keyrel || !sm->hp.t || !sm->hp.s) {
 		sim_free(sm);
 		return -1;
 	}
@@ -1272,12 +1464,12 @@ int ft_model_predict_runs(const struct ft_model *m,
 {
 	struct pred_sums ps = { 0 };
 	struct sim sm;
-	size_t maxs;
+	size_t maxs, maxk;
 	int draws, ret = -1;
 
 	memset(row, 0, sizeof(*row));
 	row->size = size;
-	draws = predict_setup(m, o, size, row, &maxs);
+	draws = predict_setup(m, o, size, row, &maxs, &maxk);
 	if (draws < 0)
 		return -1;
 	if (runs) {
@@ -1287,7 +1479,7 @@ int ft_model_predict_runs(const struct ft_model *m,
 		if (!ps.rs || !ps.rs2)
 			goto out;
 	}
-	if (sim_alloc(&sm, size, maxs))
+	if (sim_alloc(&sm, size, maxs, maxk))
 		goto out;
 	predict_draws(m, o, size, draws, &sm, row, runs, &ps);
 	sim_free(&sm);

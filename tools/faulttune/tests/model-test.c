@@ -259,6 +259,69 @@ static void test_concurrency(void)
 }
 
 /*
+ * A main thread that truncates after joining the workers is no later
+ * part of the worker whose lane it takes.  Worker 1 faults key 3 (0-5),
+ * then key 1, asked at 5, got at 10: it waited 5 behind worker 2's key 2
+ * (2-10); worker 2 then faults key 4 (10-40).  The main thread truncates
+ * key 4 at 41-42, after the join: lane 0, after worker 1 (done at 20).
+ * Only the main thread's own waits (none) come off its time line, not
+ * worker 1's 5, which moved the truncation to 36, into worker 2's fault
+ * of the same page: 4 of true sharing that no size removes.  At a size
+ * where the three keys hardly ever collide, no wait at all.  On one
+ * mutex: key 2 waits 3 (5-13), key 1 8 (13-23), worker 2's key 4 10
+ * (23-53); the main thread asks at 41 + 8 = 49, but not before worker
+ * 2's hold of key 4 releases, at 53: no wait behind the same page, 21 of
+ * collisions.  Fault time 5 + 11 + 18 + 40 + 1 = 75.
+ */
+static void test_truncate_after_join(void)
+{
+	struct ft_hold h[] = {
+		H(1, 3, 0, 0, 5), H(1, 1, 5, 10, 20),
+		H(2, 2, 2, 2, 10), H(2, 4, 10, 10, 40),
+		H(9, 4, 41, 41, 42),
+	};
+	struct ft_model_row r;
+
+	predict(h, 5, 0, 4, FT_MODEL_MAX_SIZE, &r);
+	NEAR(r.share_wait_ns, 0, 1e-9);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	predict(h, 5, 0, 4, 1, &r);
+	NEAR(r.share_wait_ns, 0, 1e-9);
+	NEAR(r.coll_wait_ns, 21, 1e-9);
+	NEAR(r.fault_ns, 75, 1e-9);
+}
+
+/*
+ * The later of two holds of a key, in two streams that did not overlap,
+ * goes after the earlier even when its stream comes first.  Task 1: key
+ * 1 (0-10), key 7 (10-11).  Task 2: key 2 asked at 1 and got at 30 (a
+ * recorded wait of 29), key 7 at 31-32.  Without that wait task 2 asks
+ * for key 7 at 2, before task 1 has asked for it: it waits for task 1's
+ * hold to release at 11 and holds 11-12 (a dependency, not a wait on the
+ * mutex), so the run ends at 12, not at 11 with key 7's holds swapped.
+ * The same with --threads 20: ten copies, twenty streams (the heap).
+ */
+static void test_key_order(void)
+{
+	struct ft_hold h[] = {
+		H(1, 1, 0, 0, 10), H(1, 7, 10, 10, 11),
+		H(2, 2, 1, 30, 31), H(2, 7, 31, 31, 32),
+	};
+	struct ft_model_row r;
+
+	predict(h, 4, 0, 4, FT_MODEL_MAX_SIZE, &r);
+	NEAR(r.share_wait_ns, 0, 1e-9);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	NEAR(r.fault_ns, 13, 1e-9);
+	NEAR(r.span_ns, 12, 1e-9);
+	predict(h, 4, 20, 4, FT_MODEL_MAX_SIZE, &r);
+	NEAR(r.share_wait_ns, 0, 1e-9);
+	NEAR(r.coll_wait_ns, 0, 1e-9);
+	NEAR(r.fault_ns, 130, 1e-9);
+	NEAR(r.span_ns, 12, 1e-9);
+}
+
+/*
  * The model keeps each hold's hash per draw between predictions (model.c):
  * a prediction with --threads (copies of the run, keys of their own) after
  * one without, and one without after that, must give what a fresh model
@@ -803,6 +866,8 @@ int main(void)
 	test_threads();
 	test_lanes();
 	test_concurrency();
+	test_truncate_after_join();
+	test_key_order();
 	test_runs_apart();
 	test_hash_cache();
 	test_se();

@@ -13,13 +13,7 @@
 FT=${1:-./faulttune}
 case $FT in /*) ;; *) FT=$(pwd)/$FT ;; esac
 T=/sys/kernel/tracing
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok - $*"; }
-skip() { echo "ok - $1 # SKIP $2"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-done_() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit; }
+. "$(dirname "$0")/lib/host.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	skip "fallback host tests" "need root"
@@ -38,9 +32,8 @@ fi
 W=$(mktemp -d /tmp/faulttune-fallback.XXXXXX)
 hp=/proc/sys/vm/nr_hugepages
 hp0=$(cat $hp 2>/dev/null)
-cleanup() {
+cleanup_more() {
 	[ -n "$hp0" ] && echo "$hp0" > $hp 2>/dev/null
-	rm -rf "$W"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

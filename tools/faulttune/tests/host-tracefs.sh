@@ -8,11 +8,7 @@
 FT=${1:-./faulttune}
 case $FT in /*) ;; *) FT=$(pwd)/$FT ;; esac
 T=/sys/kernel/tracing
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$(dirname "$0")/lib/host.sh"
 # failed cleanly: non-zero, not killed by a signal (130 = our SIGINT exit)
 clean_fail() { [ "$1" -ne 0 ] && { [ "$1" -lt 128 ] || [ "$1" = 130 ]; }; }
 
@@ -34,9 +30,8 @@ if [ ! -d $T/instances ]; then
 fi
 
 W=$(mktemp -d /tmp/faulttune-host.XXXXXX)
-cleanup() {
+cleanup_more() {
 	[ -n "$nr0" ] && echo "$nr0" > $HP/nr_hugepages
-	rm -rf "$W"
 	[ -n "$mounted_here" ] && umount $T
 }
 trap cleanup EXIT
@@ -251,5 +246,4 @@ check "tune: unreadable knob: exit 1 (rc=$rc)" [ $rc = 1 ]
 check "tune: unreadable knob: named with the reason" grep -q "^faulttune: cannot read $W/badknob: Invalid argument" "$W/bad.err"
 check "tune: unreadable knob: left as it was" [ "$(cat "$W/badknob")" = 'not a size' ]
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+done_

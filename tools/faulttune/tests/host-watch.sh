@@ -17,7 +17,6 @@ FT=${1:-./faulttune}
 case $FT in /*) ;; *) FT=$(pwd)/$FT ;; esac
 T=/sys/kernel/tracing
 . "$(dirname "$0")/lib/host.sh"
-skip() { echo "ok - $1 # SKIP $2"; }
 
 if [ "$(id -u)" != 0 ]; then
 	skip "watch host tests" "need root"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by the host test scripts that start servers (host-watch.sh,
-# prom-textfile.sh): results as "ok - ..." / "not ok - ..." lines ending
-# in "N passed, N failed", and the servers' bookkeeping.
+# Sourced by the host test scripts (host-tracefs.sh, host-fallback.sh,
+# host-watch.sh, prom-textfile.sh; sh or bash): results as "ok - ..." /
+# "not ok - ..." lines ending in "N passed, N failed", and the
+# bookkeeping of what a script starts.
 #
 # The script sets W (its temporary directory), adds the pid of each
 # process it starts in the background to pids, may define cleanup_more
@@ -11,15 +12,17 @@ pass=0
 fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 nok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+skip() { echo "ok - $1 # SKIP $2"; }
+check() { local d="$1"; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 done_() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit; }
 
 pids=
+cleanup_more() { :; }
 cleanup() {
 	local p
 	for p in $pids; do kill $p 2>/dev/null; done
 	for p in $pids; do wait $p 2>/dev/null; done
-	declare -F cleanup_more >/dev/null && cleanup_more
+	cleanup_more
 	rm -rf "$W"
 }
 

@@ -9,6 +9,11 @@ FT=${1:-./faulttune}
 case $FT in /*) ;; *) FT=$(pwd)/$FT ;; esac
 T=/sys/kernel/tracing
 . "$(dirname "$0")/lib/host.sh"
+nr0=		# nr_hugepages as found, once the tune tests reserve some
+cleanup_more() {
+	[ -n "$nr0" ] && echo "$nr0" > $HP/nr_hugepages
+}
+trap cleanup EXIT
 # failed cleanly: non-zero, not killed by a signal (130 = our SIGINT exit)
 clean_fail() { [ "$1" -ne 0 ] && { [ "$1" -lt 128 ] || [ "$1" = 130 ]; }; }
 
@@ -19,9 +24,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 0
 fi
 command -v trace-cmd >/dev/null || { echo "trace-cmd not installed (apt-get install trace-cmd)"; exit 1; }
-if [ ! -d $T/instances ] && mount -t tracefs nodev $T 2>/dev/null; then
-	mounted_here=1	# leave the host as found: unmounted at exit
-fi
+mount_tracefs	# leave the host as found: unmounted at exit
 if [ ! -d $T/instances ]; then
 	echo "SKIP: no tracefs at $T"
 	echo "0 passed, 0 failed"
@@ -30,11 +33,6 @@ if [ ! -d $T/instances ]; then
 fi
 
 W=$(mktemp -d /tmp/faulttune-host.XXXXXX)
-cleanup_more() {
-	[ -n "$nr0" ] && echo "$nr0" > $HP/nr_hugepages
-	[ -n "$mounted_here" ] && umount $T
-}
-trap cleanup EXIT
 # faulttune instances this test left behind: not there when it started,
 # and their owner gone (a watch or record running beside the test on this
 # host is not this test's to count)

@@ -33,15 +33,7 @@ if [ ! -d $T/instances ]; then
 fi
 
 W=$(mktemp -d /tmp/faulttune-host.XXXXXX)
-# faulttune instances this test left behind: not there when it started,
-# and their owner gone (a watch or record running beside the test on this
-# host is not this test's to count)
-ls $T/instances | grep '^faulttune-' > "$W/inst0"
-inst_count() {
-	ls $T/instances | grep '^faulttune-' | grep -vxF -f "$W/inst0" |
-		while read -r i; do kill -0 "${i#faulttune-}" 2>/dev/null || echo "$i"; done |
-		wc -l
-}
+inst_mark
 state() { cat $T/tracing_on $T/buffer_size_kb $T/set_event $T/current_tracer $T/trace_clock; }
 state > "$W/before"
 n0=$(inst_count)

@@ -40,15 +40,7 @@ fi
 
 W=$(mktemp -d /tmp/faulttune-watch.XXXXXX)
 
-# faulttune instances this test left behind: not there when it started,
-# and their owner gone (a watch or record running beside the test on this
-# host is not this test's to count)
-ls $T/instances | grep '^faulttune-' > "$W/inst0"
-inst_count() {
-	ls $T/instances | grep '^faulttune-' | grep -vxF -f "$W/inst0" |
-		while read -r i; do kill -0 "${i#faulttune-}" 2>/dev/null || echo "$i"; done |
-		wc -l
-}
+inst_mark
 # start_watch NAME ARGS...: watch in the background, $wpid; its stderr in W/NAME.err
 start_watch() {
 	local name=$1; shift

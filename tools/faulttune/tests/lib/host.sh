@@ -40,6 +40,17 @@ mount_tracefs() {
 	fi
 }
 
+# inst_mark (once W is set), then inst_count: the faulttune instances
+# this test left behind: not there at inst_mark, and their owner gone (a
+# watch or record running beside the test on this host is not this
+# test's to count)
+inst_mark() { ls $T/instances | grep '^faulttune-' > "$W/inst0"; }
+inst_count() {
+	ls $T/instances | grep '^faulttune-' | grep -vxF -f "$W/inst0" |
+		while read -r i; do kill -0 "${i#faulttune-}" 2>/dev/null || echo "$i"; done |
+		wc -l
+}
+
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }

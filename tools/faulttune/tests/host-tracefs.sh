@@ -44,7 +44,7 @@ rc=$?
 check "record -- COMMAND exits 0" [ $rc = 0 ]
 check "instance faulttune-<pid> exists during the run" grep -q '^faulttune-' "$W/during"
 check "no instance left after the run" [ "$(inst_count)" = "$n0" ]
-check "trace-cmd report reads the file" trace-cmd report "$W/a.dat" >"$W/a.txt" 2>&1
+check "trace-cmd report reads the file" eval 'trace-cmd report "$W/a.dat" > "$W/a.txt" 2>&1'
 
 # 2: marker round trip through the instance's trace_marker
 tok="faulttune-roundtrip-$$"
@@ -74,8 +74,8 @@ wait $p
 rc=$?
 check "SIGINT: record exits 0" [ $rc = 0 ]
 check "SIGINT: instance removed" [ ! -d $T/instances/faulttune-$p ]
-check "SIGINT: file readable by trace-cmd report" trace-cmd report "$W/i.dat" >/dev/null 2>&1
-check "SIGINT: file readable by faulttune report" "$FT" report "$W/i.dat" >/dev/null 2>&1
+check "SIGINT: file readable by trace-cmd report" eval 'trace-cmd report "$W/i.dat" >/dev/null 2>&1'
+check "SIGINT: file readable by faulttune report" eval '"$FT" report "$W/i.dat" >/dev/null 2>&1'
 check "SIGINT: end marker says interrupted" \
 	sh -c "trace-cmd report '$W/i.dat' 2>/dev/null | grep -q 'interrupted=1'"
 
@@ -86,7 +86,7 @@ sleep 1
 kill -TERM $p
 wait $p
 check "SIGTERM: instance removed" [ ! -d $T/instances/faulttune-$p ]
-check "SIGTERM: file readable by trace-cmd report" trace-cmd report "$W/t.dat" >/dev/null 2>&1
+check "SIGTERM: file readable by trace-cmd report" eval 'trace-cmd report "$W/t.dat" >/dev/null 2>&1'
 check "SIGTERM: command was stopped" [ -z "$(pgrep -f '^sleep 30$' -P $p 2>/dev/null)" ]
 
 # 6: a SIGKILLed run leaves its instance; the next run removes it
@@ -124,7 +124,7 @@ if command -v unshare >/dev/null; then
 	wait $p
 	rc=$?
 	check "pidns: the inner recording ends normally (rc=$rc)" [ $rc = 0 ]
-	check "pidns: its file is readable" trace-cmd report "$W/ns.dat" >/dev/null 2>&1
+	check "pidns: its file is readable" eval 'trace-cmd report "$W/ns.dat" >/dev/null 2>&1'
 	check "pidns: its instance is gone" [ ! -d $T/instances/faulttune-$ipid ]
 else
 	nok "pidns: unshare (util-linux) not installed"

@@ -3,9 +3,11 @@
 """suite-table.py LOGDIR: the Markdown suite table of the last make check and
 make check-long, from their logs in LOGDIR (build/check).
 
-One row per suite: the kernel's selftests and stress-ng runs (selftests.t,
-on the stock and the patched kernel), the project's guest tests (patched
-only: they need the patches), the tool's tests.  For each: the number of
+One row per suite: the kernel files check make check runs first (the
+top-level copies are what the series leaves), the kernel's selftests and
+stress-ng runs (selftests.t, on the stock and the patched kernel), the
+project's guest tests (patched only: they need the patches), the tool's
+tests.  For each: the number of
 TAP results, the cases the suite itself counted (kselftest Totals,
 uffd-unit-tests' summary, stress-ng's bogo ops), the stock and the patched
 result, and for every failure the reason, which must be listed in KNOWN
@@ -184,6 +186,32 @@ def guest_rows(logdir, log, make, kernel="patched"):
     return rows
 
 
+def kernel_files_rows(logdir):
+    """kernel/scripts/kernel-files.sh check, the group make check runs first:
+    the series applies to the stock files, and each top-level copy of a
+    kernel file is what the series leaves (one TAP line each)."""
+    path = os.path.join(logdir, "kernel-files.log")
+    lines = tap_lines(path)
+    if lines is None:
+        return []
+    r = [(status, desc, skip) for status, desc, skip, _ in lines]
+    notes = []
+    if not r:
+        # kernel-files.sh stopped before its first result (make check
+        # reports its exit status): its error is the log's first line
+        first = next((l.strip() for l in open(path, errors="replace") if l.strip()), "empty log")
+        return [("kernel files", "series (host)", "check", "0", "", "n/a (host)",
+                 "**FAIL** (no results)", first)]
+    fails = [x[1].replace("kernel files: ", "", 1) for x in r if x[0] == "fail"]
+    if fails:
+        notes.append("not ok: " + "; ".join(fails))
+    skips = [x for x in r if x[0] == "skip"]
+    if skips:
+        notes.append(f"skip: {skips[0][2]}")
+    return [("kernel files", "series (host)", "check", str(len(r)), "",
+             "n/a (host)", summarise(r), "; ".join(notes))]
+
+
 def tool_rows(logdir):
     rows = []
     for target, what in (("test", "unit tests"), ("test-tracefs", "host tracefs tests"),
@@ -206,7 +234,8 @@ def tool_rows(logdir):
 
 def main():
     logdir = sys.argv[1] if len(sys.argv) > 1 else "build/check"
-    rows = tool_rows(logdir)
+    rows = kernel_files_rows(logdir)
+    rows += tool_rows(logdir)
     rows += guest_rows(logdir, "guest.log", "check")
     rows += guest_rows(logdir, "fallback-stock.log", "check", "stock")
     rows += guest_rows(logdir, "memtype-stock.log", "check", "stock")

@@ -13,19 +13,20 @@
 FT=${1:-./faulttune}
 case $FT in /*) ;; *) FT=$(pwd)/$FT ;; esac
 T=/sys/kernel/tracing
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok - $*"; }
-skip() { echo "ok - $1 # SKIP $2"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-done_() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit; }
+. "$(dirname "$0")/lib/host.sh"
+hp=/proc/sys/vm/nr_hugepages
+hp0=		# nr_hugepages as found, put back at exit once we change it
+cleanup_more() {
+	[ -n "$hp0" ] && echo "$hp0" > $hp 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 if [ "$(id -u)" != 0 ]; then
 	skip "fallback host tests" "need root"
 	done_
 fi
-[ -d $T/instances ] || mount -t tracefs nodev $T 2>/dev/null
+mount_tracefs
 if [ ! -d $T/events/lock/contention_begin ]; then
 	skip "fallback host tests" "this kernel has no lock:contention_begin"
 	done_
@@ -36,18 +37,11 @@ if [ -d $T/events/hugetlb ] || [ -d $T/events/memtype ]; then
 fi
 
 W=$(mktemp -d /tmp/faulttune-fallback.XXXXXX)
-hp=/proc/sys/vm/nr_hugepages
-hp0=$(cat $hp 2>/dev/null)
-cleanup() {
-	[ -n "$hp0" ] && echo "$hp0" > $hp 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 # Contention we make ourselves: writers on one pipe (its mutex), and the
 # share workload's processes faulting the same huge pages when the
 # kernel gives us some (the pool is put back at exit).
+hp0=$(cat $hp 2>/dev/null)
 echo 64 > $hp 2>/dev/null
 free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
 cat > "$W/load.sh" <<EOF

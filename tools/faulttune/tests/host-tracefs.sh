@@ -8,11 +8,12 @@
 FT=${1:-./faulttune}
 case $FT in /*) ;; *) FT=$(pwd)/$FT ;; esac
 T=/sys/kernel/tracing
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$(dirname "$0")/lib/host.sh"
+nr0=		# nr_hugepages as found, once the tune tests reserve some
+cleanup_more() {
+	[ -n "$nr0" ] && echo "$nr0" > $HP/nr_hugepages
+}
+trap cleanup EXIT
 # failed cleanly: non-zero, not killed by a signal (130 = our SIGINT exit)
 clean_fail() { [ "$1" -ne 0 ] && { [ "$1" -lt 128 ] || [ "$1" = 130 ]; }; }
 
@@ -23,9 +24,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 0
 fi
 command -v trace-cmd >/dev/null || { echo "trace-cmd not installed (apt-get install trace-cmd)"; exit 1; }
-if [ ! -d $T/instances ] && mount -t tracefs nodev $T 2>/dev/null; then
-	mounted_here=1	# leave the host as found: unmounted at exit
-fi
+mount_tracefs	# leave the host as found: unmounted at exit
 if [ ! -d $T/instances ]; then
 	echo "SKIP: no tracefs at $T"
 	echo "0 passed, 0 failed"
@@ -34,21 +33,7 @@ if [ ! -d $T/instances ]; then
 fi
 
 W=$(mktemp -d /tmp/faulttune-host.XXXXXX)
-cleanup() {
-	[ -n "$nr0" ] && echo "$nr0" > $HP/nr_hugepages
-	rm -rf "$W"
-	[ -n "$mounted_here" ] && umount $T
-}
-trap cleanup EXIT
-# faulttune instances this test left behind: not there when it started,
-# and their owner gone (a watch or record running beside the test on this
-# host is not this test's to count)
-ls $T/instances | grep '^faulttune-' > "$W/inst0"
-inst_count() {
-	ls $T/instances | grep '^faulttune-' | grep -vxF -f "$W/inst0" |
-		while read -r i; do kill -0 "${i#faulttune-}" 2>/dev/null || echo "$i"; done |
-		wc -l
-}
+inst_mark
 state() { cat $T/tracing_on $T/buffer_size_kb $T/set_event $T/current_tracer $T/trace_clock; }
 state > "$W/before"
 n0=$(inst_count)
@@ -59,7 +44,7 @@ rc=$?
 check "record -- COMMAND exits 0" [ $rc = 0 ]
 check "instance faulttune-<pid> exists during the run" grep -q '^faulttune-' "$W/during"
 check "no instance left after the run" [ "$(inst_count)" = "$n0" ]
-check "trace-cmd report reads the file" trace-cmd report "$W/a.dat" >"$W/a.txt" 2>&1
+check "trace-cmd report reads the file" eval 'trace-cmd report "$W/a.dat" > "$W/a.txt" 2>&1'
 
 # 2: marker round trip through the instance's trace_marker
 tok="faulttune-roundtrip-$$"
@@ -89,8 +74,8 @@ wait $p
 rc=$?
 check "SIGINT: record exits 0" [ $rc = 0 ]
 check "SIGINT: instance removed" [ ! -d $T/instances/faulttune-$p ]
-check "SIGINT: file readable by trace-cmd report" trace-cmd report "$W/i.dat" >/dev/null 2>&1
-check "SIGINT: file readable by faulttune report" "$FT" report "$W/i.dat" >/dev/null 2>&1
+check "SIGINT: file readable by trace-cmd report" eval 'trace-cmd report "$W/i.dat" >/dev/null 2>&1'
+check "SIGINT: file readable by faulttune report" eval '"$FT" report "$W/i.dat" >/dev/null 2>&1'
 check "SIGINT: end marker says interrupted" \
 	sh -c "trace-cmd report '$W/i.dat' 2>/dev/null | grep -q 'interrupted=1'"
 
@@ -101,7 +86,7 @@ sleep 1
 kill -TERM $p
 wait $p
 check "SIGTERM: instance removed" [ ! -d $T/instances/faulttune-$p ]
-check "SIGTERM: file readable by trace-cmd report" trace-cmd report "$W/t.dat" >/dev/null 2>&1
+check "SIGTERM: file readable by trace-cmd report" eval 'trace-cmd report "$W/t.dat" >/dev/null 2>&1'
 check "SIGTERM: command was stopped" [ -z "$(pgrep -f '^sleep 30$' -P $p 2>/dev/null)" ]
 
 # 6: a SIGKILLed run leaves its instance; the next run removes it
@@ -139,7 +124,7 @@ if command -v unshare >/dev/null; then
 	wait $p
 	rc=$?
 	check "pidns: the inner recording ends normally (rc=$rc)" [ $rc = 0 ]
-	check "pidns: its file is readable" trace-cmd report "$W/ns.dat" >/dev/null 2>&1
+	check "pidns: its file is readable" eval 'trace-cmd report "$W/ns.dat" >/dev/null 2>&1'
 	check "pidns: its instance is gone" [ ! -d $T/instances/faulttune-$ipid ]
 else
 	nok "pidns: unshare (util-linux) not installed"
@@ -251,5 +236,4 @@ check "tune: unreadable knob: exit 1 (rc=$rc)" [ $rc = 1 ]
 check "tune: unreadable knob: named with the reason" grep -q "^faulttune: cannot read $W/badknob: Invalid argument" "$W/bad.err"
 check "tune: unreadable knob: left as it was" [ "$(cat "$W/badknob")" = 'not a size' ]
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+done_

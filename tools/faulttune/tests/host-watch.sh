@@ -17,7 +17,8 @@ FT=${1:-./faulttune}
 case $FT in /*) ;; *) FT=$(pwd)/$FT ;; esac
 T=/sys/kernel/tracing
 . "$(dirname "$0")/lib/host.sh"
-skip() { echo "ok - $1 # SKIP $2"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 if [ "$(id -u)" != 0 ]; then
 	skip "watch host tests" "need root"
@@ -27,10 +28,7 @@ for tool in promtool prometheus prometheus-node-exporter curl; do
 	command -v $tool >/dev/null || nok "$tool installed (tests/check.sh installs it)"
 done
 [ $fail = 0 ] || done_
-mounted_here=
-if [ ! -d $T/instances ] && mount -t tracefs nodev $T 2>/dev/null; then
-	mounted_here=1
-fi
+mount_tracefs
 if [ ! -d $T/events/lock/contention_begin ]; then
 	skip "watch host tests" "this kernel has no lock:contention_begin"
 	done_
@@ -41,21 +39,8 @@ if [ -d $T/events/hugetlb ]; then
 fi
 
 W=$(mktemp -d /tmp/faulttune-watch.XXXXXX)
-cleanup_more() {
-	[ -n "$mounted_here" ] && umount $T 2>/dev/null
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
-# faulttune instances this test left behind: not there when it started,
-# and their owner gone (a watch or record running beside the test on this
-# host is not this test's to count)
-ls $T/instances | grep '^faulttune-' > "$W/inst0"
-inst_count() {
-	ls $T/instances | grep '^faulttune-' | grep -vxF -f "$W/inst0" |
-		while read -r i; do kill -0 "${i#faulttune-}" 2>/dev/null || echo "$i"; done |
-		wc -l
-}
+inst_mark
 # start_watch NAME ARGS...: watch in the background, $wpid; its stderr in W/NAME.err
 start_watch() {
 	local name=$1; shift

@@ -900,10 +900,11 @@ static const char *stopped_str(const struct tune_ctx *c, char *buf, size_t len)
 		snprintf(buf, len, "settled on %u after %d probes",
 			 c->probe_pick, c->nprobes);
 	else
-		snprintf(buf, len, "not settled when the budget (%s) ran out: "
-			 "see 'not settled' above",
-			 !strcmp(c->stopped, "runs") ? "--budget runs" :
-			 "--budget-time seconds");
+		snprintf(buf, len, "the budget (%s) ran out with the pick "
+			 "(%u) not settled; the decision below adds the "
+			 "measured runs", !strcmp(c->stopped, "runs") ?
+			 "--budget runs" : "--budget-time seconds",
+			 c->probe_pick);
 	return buf;
 }
 

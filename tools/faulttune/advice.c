@@ -175,10 +175,12 @@ static void fit_lines(FILE *f, const struct ft_advice *adv)
 			"in flight at once, and such runs fit any model");
 		return;
 	}
-	fprintf(f, "model check at the recorded size%s (%d run%s): measured "
+	fprintf(f, "model check at the recorded size%s (%d run%s%s): measured "
 		"collision wait %.2f%% of fault time\n",
 		d->nruns > 1 ? "s" : "", d->fit[0].nruns,
-		d->fit[0].nruns == 1 ? "" : "s", d->fit[0].meas_pct);
+		d->fit[0].nruns == 1 ? "" : "s", d->recorded[0] ?
+		", predicted as recorded, not as --threads copies" : "",
+		d->fit[0].meas_pct);
 	for (v = 0; v < FT_NLOOP; v++)
 		fprintf(f, "  %-11s predicts %6.2f%%: measured - predicted %+.2f "
 			"+- %.2f (%s), %s\n", ft_loop_name(v), d->fit[v].pred_pct,

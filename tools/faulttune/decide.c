@@ -75,6 +75,21 @@ static const struct ft_run_pred *pred_at(const struct ft_decision *d, int v,
 	return &d->runs[v][(size_t)k * d->nruns + run];
 }
 
+/*
+ * Run `run` at size index k as its measurement is compared with: as
+ * recorded.  With --threads the rows simulate copies of each run, a
+ * workload the runs never measured, so the comparison takes its own
+ * predictions of the runs as recorded (check_preds()); the variant that
+ * fits them is the one the copies are judged by.
+ */
+static const struct ft_run_pred *as_recorded(const struct ft_decision *d,
+					     int v, int k, int run)
+{
+	if (!d->recorded[v])
+		return pred_at(d, v, k, run);
+	return &d->recorded[v][(size_t)k * d->nruns + run];
+}
+
 /* standard error of the mean of n values, from their sum and sum of squares */
 static double se_of(double s, double s2, int n)
 {
@@ -98,7 +113,7 @@ static void fit_of(const struct ft_decision *d, int v, struct ft_fit *f)
 
 		if (k < 0 || d->idle[i])
 			continue;
-		p = pred_at(d, v, k, i);
+		p = as_recorded(d, v, k, i);
 		if (p->fault <= 0)
 			continue;
 		di = 100 * d->meas_cw[i] / d->meas_f[i] -
@@ -207,6 +222,7 @@ void ft_decision_free(struct ft_decision *d)
 	for (v = 0; v < FT_NLOOP; v++) {
 		free(d->rows[v]);
 		free(d->runs[v]);
+		free(d->recorded[v]);
 	}
 	free(d->sizes);
 	free(d->up);
@@ -372,6 +388,37 @@ static int candidates(struct ft_decision *d, const struct ft_model *m,
 	return 0;
 }
 
+/*
+ * With --threads: each run predicted as recorded (no copies) at each
+ * size some run was measured at, for as_recorded().
+ */
+static int recorded_preds(struct ft_decision *d, const struct ft_model *m,
+			  const struct ft_model_opts *mo)
+{
+	struct ft_model_opts o = *mo;
+	struct ft_model_row row;
+	int v, i, k;
+
+	o.threads = 0;
+	for (v = 0; v < FT_NLOOP; v++) {
+		d->recorded[v] = calloc((size_t)d->nsizes * d->nruns,
+					sizeof(*d->recorded[v]));
+		if (!d->recorded[v])
+			return -1;
+		o.open_loop = v == FT_LOOP_OPEN;
+		for (k = 0; k < d->nsizes; k++) {
+			for (i = 0; i < d->nruns && d->meas_k[i] != k; i++)
+				;
+			if (i < d->nruns &&
+			    ft_model_predict_runs(m, &o, d->sizes[k], &row,
+						  d->recorded[v] +
+						  (size_t)k * d->nruns))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 	      uint32_t current, double target_pct, uint32_t max_size,
 	      struct ft_decision *d)
@@ -403,6 +450,8 @@ int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 					  &d->meas_f[i]))
 			d->meas_k[i] = size_idx(d, rs);
 	}
+	if (mo->threads && recorded_preds(d, m, mo))
+		goto fail;
 	for (v = 0; v < FT_NLOOP; v++)
 		fit_of(d, v, &d->fit[v]);
 	d->used = used_of(d->fit);
@@ -437,6 +486,37 @@ int ft_decision_variant(const struct ft_decision *d, int k)
 	return best < 0 ? FT_LOOP_CLOSED : best;
 }
 
+/* the prediction a check at size index k compares with, and its error */
+static void check_pred(const struct ft_decision *d, int v, int k,
+		       double *pct, double *se)
+{
+	double c = 0, f = 0, s = 0, s2 = 0, sd = 0, x;
+	int i, n = 0;
+
+	if (!d->recorded[v]) {
+		*pct = d->rows[v][k].coll_pct;
+		*se = d->nactive < 2 ? d->rows[v][k].coll_pct_sd :
+		      d->rows[v][k].coll_pct_se;
+		return;
+	}
+	/* as active_row() makes the rows, on the runs as recorded */
+	for (i = 0; i < d->nruns; i++) {
+		const struct ft_run_pred *p = as_recorded(d, v, k, i);
+
+		if (d->idle[i] || p->fault <= 0)
+			continue;
+		x = 100 * p->coll_wait / p->fault;
+		c += p->coll_wait;
+		f += p->fault;
+		s += x;
+		s2 += x * x;
+		sd += p->draw_sd;
+		n++;
+	}
+	*pct = f > 0 ? 100 * c / f : 0;
+	*se = n > 1 ? se_of(s, s2, n) : sd;
+}
+
 /*
  * What the active runs at one size measured, against the decision's
  * prediction there: fits when within two combined standard errors.
@@ -461,7 +541,7 @@ void ft_decision_check(const struct ft_decision *d, uint32_t size,
 		f += d->meas_f[i];
 		s += pct;
 		s2 += pct * pct;
-		sd += pred_at(d, ft_decision_variant(d, k), k, i)->draw_sd;
+		sd += as_recorded(d, ft_decision_variant(d, k), k, i)->draw_sd;
 		n++;
 	}
 	if (!n)
@@ -471,10 +551,7 @@ void ft_decision_check(const struct ft_decision *d, uint32_t size,
 	c->meas_pct = 100 * cw / f;
 	c->meas_se = se_of(s, s2, n);
 	c->variant = ft_decision_variant(d, k);
-	c->pred_pct = d->rows[c->variant][k].coll_pct;
-	c->pred_se = d->rows[c->variant][k].coll_pct_se;
-	if (d->nactive < 2)
-		c->pred_se = d->rows[c->variant][k].coll_pct_sd;
+	check_pred(d, c->variant, k, &c->pred_pct, &c->pred_se);
 	/*
 	 * A measured run is one hash draw: its runs agreeing (all 0, as a
 	 * large table gives) says no more than the draws' spread allows.

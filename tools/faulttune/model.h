@@ -117,6 +117,8 @@ struct ft_decision {
 	uint32_t *sizes;			/* ascending */
 	struct ft_model_row *rows[FT_NLOOP];	/* [size], over the active runs */
 	struct ft_run_pred *runs[FT_NLOOP];	/* [size * nruns + run] */
+	/* with --threads: the runs as recorded, at their measured sizes */
+	struct ft_run_pred *recorded[FT_NLOOP];	/* same layout; else NULL */
 	int *meas_k;			/* run: index of its recorded size, -1 */
 	double *meas_cw, *meas_f;	/* run: measured collision wait, fault */
 	struct ft_fit fit[FT_NLOOP];	/* on all the runs */

@@ -538,6 +538,38 @@ static void test_fit(void)
 }
 
 /*
+ * With --threads the table simulates copies of the run, which the run
+ * never measured: the check predicts the run as recorded (8/38 closed,
+ * 16/46 open, as above), so the variant that fits the recording is the
+ * one the copies are judged by, and the check at the recorded size
+ * compares like with like.
+ */
+static void test_fit_threads(void)
+{
+	struct ft_model_opts o = { .draws = 4, .seed = FT_MODEL_SEED,
+				   .threads = 8 };
+	struct ft_decision d;
+	struct ft_check c;
+	struct ft_model *m = loop_model(1, 30.0 * 8 / 38);
+
+	CHECK(!ft_decide(m, &o, 1, 50, 4, &d), "decide");
+	CHECK(d.recorded[FT_LOOP_CLOSED] != NULL, "predicted as recorded too");
+	NEAR(d.fit[FT_LOOP_CLOSED].pred_pct, 100.0 * 8 / 38, 1e-9);
+	NEAR(d.fit[FT_LOOP_OPEN].pred_pct, 100.0 * 16 / 46, 1e-9);
+	EQ(d.fit[FT_LOOP_CLOSED].fits, 1);
+	EQ(d.used, 1u << FT_LOOP_CLOSED);
+	CHECK(d.rows[FT_LOOP_CLOSED][0].coll_pct > 100.0 * 8 / 38 + 1,
+	      "the copies contend more: %.2f%% at one mutex",
+	      d.rows[FT_LOOP_CLOSED][0].coll_pct);
+	ft_decision_check(&d, 1, &c);
+	CHECK(c.known && c.fits, "check at 1: measured %.2f%%, predicted "
+	      "%.2f%%", c.meas_pct, c.pred_pct);
+	NEAR(c.pred_pct, 100.0 * 8 / 38, 1e-9);
+	ft_decision_free(&d);
+	ft_model_free(m);
+}
+
+/*
  * Settled: identical runs differ only in their hash draws (each run has
  * its own): with 256 draws a run, too little to move the bounds off the
  * prediction across the target.  With closed loop fitting, one mutex at 21.1%
@@ -875,6 +907,7 @@ int main(void)
 	test_open_loop();
 	test_handover();
 	test_fit();
+	test_fit_threads();
 	test_settled();
 	test_not_settled();
 	test_all_idle();

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <signal.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/mman.h>
 #include <poll.h>
@@ -232,10 +233,28 @@ void ft_isolate_phase(int phase)
 		*ft_phase = phase;
 }
 
-/* reap pid within timeout_s (0: no limit); 0 with *st, 1 timed out, -1 */
-static int wait_child(pid_t pid, int *st, double timeout_s)
+/* the reader says it has read its files: what follows is no hang */
+static int read_done(void)
 {
-	struct timespec t0, now, nap = { 0, 1000000 };
+	return ft_phase && *ft_phase == FT_PHASE_READ_DONE;
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec - t0->tv_sec + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * reap pid within timeout_s (0: no limit) by polling waitpid(); 0 with
+ * *st, 1 timed out, -1.  For kernels without pidfd_open() (before 5.3):
+ * the naps make the end of a child seen up to 32 ms late.
+ */
+static int wait_child_polling(pid_t pid, int *st, double timeout_s)
+{
+	struct timespec t0, nap = { 0, 1000000 };
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
@@ -246,17 +265,71 @@ static int wait_child(pid_t pid, int *st, double timeout_s)
 		if (w < 0 && errno != EINTR)
 			return -1;	/* ECHILD and co: nothing left to wait for */
 		if (w == 0) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (ft_phase && *ft_phase == FT_PHASE_READ_DONE)
+			if (read_done())
 				timeout_s = 0;	/* reading done: no limit */
-			else if (now.tv_sec - t0.tv_sec +
-			    (now.tv_nsec - t0.tv_nsec) / 1e9 > timeout_s)
+			else if (since(&t0) > timeout_s)
 				return 1;
 			nanosleep(&nap, NULL);
 			if (nap.tv_nsec < 32000000)
 				nap.tv_nsec *= 2;
 		}
 	}
+}
+
+/*
+ * Wait on a pidfd until its process ends (0), or timeout_s (0: no
+ * limit) passes while the reader is still reading (1); -1 when poll()
+ * fails.
+ */
+static int wait_pidfd(int fd, double timeout_s)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int ms = -1, r;
+
+		if (timeout_s > 0) {
+			double left = timeout_s - since(&t0);
+
+			if (left <= 0 && !read_done())
+				return 1;
+			if (left <= 0)
+				timeout_s = 0;	/* reading done: no limit */
+			else
+				ms = left < 1e6 ? (int)(left * 1000) + 1 : 1000000000;
+		}
+		r = poll(&p, 1, ms);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/*
+ * reap pid within timeout_s (0: no limit); 0 with *st, 1 timed out, -1.
+ * A pidfd wakes the parent the moment the child ends: polling waitpid()
+ * with growing naps saw it 16 ms late on average, an eighth of report's
+ * time on a million events.
+ */
+static int wait_child(pid_t pid, int *st, double timeout_s)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0), r;
+
+	if (fd < 0)
+		return wait_child_polling(pid, st, timeout_s);
+	r = wait_pidfd(fd, timeout_s);
+	close(fd);
+	if (r < 0)
+		return wait_child_polling(pid, st, timeout_s);
+	if (r > 0)
+		return 1;
+	while (waitpid(pid, st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
 }
 
 /*

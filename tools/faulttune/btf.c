@@ -12,8 +12,12 @@
  * header, then the type records, each a btf_type followed by a
  * kind-dependent tail.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include "model.h"
 
 #define BTF_MAGIC	0xeb9f
@@ -50,10 +54,36 @@ static long tail_len(unsigned int kind, unsigned int vlen)
 	}
 }
 
+/*
+ * The BTF file, mapped (*mapped set) or read: the kernel's
+ * /sys/kernel/btf/vmlinux can be mapped since Linux 6.16, and reading
+ * its 5 MB a page per read() was 3 ms of a 0.1 s report.  NULL if
+ * unreadable.
+ */
+static char *btf_load(const char *path, size_t *len, int *mapped)
+{
+	struct stat st;
+	void *p = MAP_FAILED;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*mapped = 0;
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && st.st_size > 0)
+		p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return ft_read_all(path, len);
+	*len = st.st_size;
+	*mapped = 1;
+	return p;
+}
+
 long ft_btf_struct_size(const char *path, const char *name)
 {
 	size_t len;
-	char *buf = ft_read_all(path, &len);
+	int mapped;
+	char *buf = btf_load(path, &len, &mapped);
 	const struct btf_hdr *hd = (const void *)buf;
 	const char *types, *strs;
 	long size = -1, pos;
@@ -87,6 +117,9 @@ long ft_btf_struct_size(const char *path, const char *name)
 		pos += 12 + tail;
 	}
 out:
-	free(buf);
+	if (mapped)
+		munmap(buf, len);
+	else
+		free(buf);
 	return size;
 }

@@ -41,6 +41,9 @@
  * windows of a synthetic recording: +-0.08% behind a printed +-0.003%).
  */
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
@@ -96,9 +99,12 @@ struct ft_model {
 	uint32_t **hash;
 	uint64_t hash_seed;
 	int hash_draws;
+	/* threads that share the predictions' simulations (pool_start()) */
+	struct pool *pool;
 };
 
 #define FT_MODEL_HASH_CACHE	(16u << 20)
+static void pool_stop(struct pool *p);
 
 static void hash_free(struct ft_model *m)
 {
@@ -122,6 +128,7 @@ void ft_model_free(struct ft_model *m)
 
 	if (!m)
 		return;
+	pool_stop(m->pool);
 	hash_free(m);
 	for (i = 0; i < m->nruns; i++) {
 		free(m->runs[i].h);
@@ -1369,38 +1376,289 @@ struct pred_sums {
 };
 
 /*
+ * The simulations of one prediction, one per (draw, run), are
+ * independent: each has its own draw (run_draw()) and its own table.
+ * They are shared out among threads, each taking the next one not yet
+ * taken, and each result goes to its own place in out[], so the sums
+ * below add them in the same order whichever thread ran them: the
+ * answer does not depend on the threads or their timing.
+ */
+struct predict_work {
+	const struct ft_model *m;
+	const struct ft_model_opts *o;
+	uint32_t size;
+	size_t maxs, maxk;	/* most streams and keys of a run (sim_alloc()) */
+	int cached;		/* m->hash holds every draw's hashes */
+	int helpers;		/* pool threads that may take part */
+	struct sim_out *out;	/* [draw * nruns + run] */
+	size_t njobs;
+	size_t next;		/* the next job to take (atomic) */
+};
+
+/* fewer simulated holds than this: the threads would cost more than they save */
+#define FT_MODEL_THREAD_WORK	65536
+/* most threads a prediction runs on (each has a table of its own) */
+#define FT_MODEL_MAX_THREADS	4
+/* and at most this many bytes of tables beyond the caller's */
+#define FT_MODEL_THREAD_TABLES	(16u << 20)
+
+static void predict_jobs(struct predict_work *w, struct sim *sm)
+{
+	const struct ft_model *m = w->m;
+	const struct ft_model_opts *o = w->o;
+	size_t j;
+
+	while ((j = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) <
+	       w->njobs) {
+		int d = (int)(j / m->nruns), i = (int)(j % m->nruns);
+
+		if (o->only_run && o->only_run != i + 1)
+			continue;
+		simulate(&m->runs[i], o->threads, o->open_loop, w->size,
+			 run_draw(o->seed, i, d), w->cached ? m->hash[i] +
+			 (size_t)d * m->runs[i].n : NULL, sm, &w->out[j]);
+	}
+}
+
+/*
+ * Helper threads, started with the model's first prediction that is
+ * worth sharing and kept until ft_model_free(): a thread started for
+ * each prediction (a millisecond or two of work) often came when its
+ * jobs were all taken.  The caller publishes a prediction's work and
+ * takes jobs itself; helpers that wake in time join in.  When the jobs
+ * run out the caller closes the work, so that a helper that wakes late
+ * does not join, and waits only for those that did.
+ */
+struct pool {
+	pthread_mutex_t lock;
+	pthread_cond_t go, done;
+	struct predict_work *work;	/* open to helpers; NULL: none */
+	unsigned long gen;		/* of the work last published */
+	int busy;			/* helpers in the work's jobs */
+	int quit;
+	int n;
+	pthread_t tid[FT_MODEL_MAX_THREADS - 1];
+};
+
+struct helper {
+	struct pool *p;
+	int idx;
+	struct sim sm;			/* its table, kept between predictions */
+	uint32_t size;			/* what sm was made for */
+	size_t maxs, maxk;
+};
+
+/* the helper's table for w, kept when it is large enough: 0 or -1 */
+static int helper_table(struct helper *h, const struct predict_work *w)
+{
+	if (h->size >= w->size && h->maxs >= w->maxs && h->maxk >= w->maxk)
+		return 0;
+	if (h->size)
+		sim_free(&h->sm);
+	h->size = 0;
+	if (sim_alloc(&h->sm, w->size, w->maxs, w->maxk))
+		return -1;
+	h->size = w->size;
+	h->maxs = w->maxs;
+	h->maxk = w->maxk;
+	return 0;
+}
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	struct pool *p = h->p;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		struct predict_work *w;
+
+		while (!p->quit && (!p->work || p->gen == seen))
+			pthread_cond_wait(&p->go, &p->lock);
+		if (p->quit)
+			break;
+		seen = p->gen;
+		w = p->work;
+		if (h->idx >= w->helpers)
+			continue;
+		p->busy++;
+		pthread_mutex_unlock(&p->lock);
+		/* without a table it takes no job: the others do them */
+		if (!helper_table(h, w))
+			predict_jobs(w, &h->sm);
+		pthread_mutex_lock(&p->lock);
+		if (!--p->busy)
+			pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (h->size)
+		sim_free(&h->sm);
+	free(h);
+	return NULL;
+}
+
+static void pool_stop(struct pool *p)
+{
+	int k;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->quit = 1;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->lock);
+	for (k = 0; k < p->n; k++)
+		pthread_join(p->tid[k], NULL);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->go);
+	pthread_cond_destroy(&p->done);
+	free(p);
+}
+
+/*
+ * Helpers to share a model's predictions with: nhelpers of them (the
+ * first prediction's wish, which later ones do not exceed but by
+ * o->workers), or fewer when some cannot start (NULL: none).  They block every signal,
+ * so that the caller's handlers (tune's) run on the caller.
+ */
+static struct pool *pool_start(int nhelpers)
+{
+	struct pool *p = calloc(1, sizeof(*p));
+	sigset_t all, old;
+	int k;
+
+	if (!p)
+		return NULL;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->go, NULL);
+	pthread_cond_init(&p->done, NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (k = 0; k < nhelpers && k < FT_MODEL_MAX_THREADS - 1; k++) {
+		struct helper *h = calloc(1, sizeof(*h));
+
+		if (!h)
+			break;
+		h->p = p;
+		h->idx = k;
+		if (pthread_create(&p->tid[p->n], NULL, helper_main, h)) {
+			free(h);
+			break;
+		}
+		p->n++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!p->n) {
+		pool_stop(p);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * Threads for a prediction, the caller's included: o->workers, or one
+ * a CPU this process may run on, within FT_MODEL_MAX_THREADS and the
+ * tables' memory; one when the work is too small to share.
+ */
+static int predict_threads(const struct ft_model *m,
+			   const struct ft_model_opts *o, uint32_t size,
+			   int draws)
+{
+	double work = 0;
+	size_t table = (size_t)size * 2 * sizeof(uint64_t);
+	cpu_set_t cpus;
+	int i, n;
+
+	if (o->workers > 0)
+		return o->workers < FT_MODEL_MAX_THREADS ? o->workers :
+							  FT_MODEL_MAX_THREADS;
+	for (i = 0; i < m->nruns; i++)
+		work += (double)m->runs[i].n * copies(&m->runs[i], o->threads);
+	if (work * draws < FT_MODEL_THREAD_WORK ||
+	    sched_getaffinity(0, sizeof(cpus), &cpus))
+		return 1;
+	n = CPU_COUNT(&cpus);
+	if (n > FT_MODEL_MAX_THREADS)
+		n = FT_MODEL_MAX_THREADS;
+	if ((size_t)(n - 1) * table > FT_MODEL_THREAD_TABLES)
+		n = 1 + (int)(FT_MODEL_THREAD_TABLES / table);
+	return n < 1 ? 1 : n;
+}
+
+/*
+ * Every job of w on nthreads threads: the caller's (with its table sm)
+ * and the model's pool, started the first time (a cache, as m->hash,
+ * not the model's state).  Without helpers the caller does them all.
+ */
+static void predict_run_jobs(const struct ft_model *m,
+			     struct predict_work *w, struct sim *sm,
+			     int nthreads)
+{
+	struct ft_model *mm = (struct ft_model *)m;
+	struct pool *p;
+
+	if (nthreads > 1 && !mm->pool)
+		mm->pool = pool_start(nthreads - 1);
+	p = mm->pool;
+	if (nthreads < 2 || !p) {
+		predict_jobs(w, sm);
+		return;
+	}
+	w->helpers = nthreads - 1;
+	pthread_mutex_lock(&p->lock);
+	p->work = w;
+	p->gen++;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->lock);
+	predict_jobs(w, sm);
+	pthread_mutex_lock(&p->lock);
+	p->work = NULL;
+	while (p->busy)
+		pthread_cond_wait(&p->done, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/*
  * Every draw through every run (or o->only_run): the row's sums, and
  * with runs each run's collision wait, fault time and the moments of
- * its share.
+ * its share.  -1: out of memory.
  */
-static void predict_draws(const struct ft_model *m,
-			  const struct ft_model_opts *o, uint32_t size,
-			  int draws, struct sim *sm, struct ft_model_row *row,
-			  struct ft_run_pred *runs, struct pred_sums *ps)
+static int predict_draws(const struct ft_model *m,
+			 const struct ft_model_opts *o, uint32_t size,
+			 int draws, size_t maxs, size_t maxk, struct sim *sm,
+			 struct ft_model_row *row, struct ft_run_pred *runs,
+			 struct pred_sums *ps)
 {
-	/* the model keeps them for the next size: a cache, not its state */
-	int cached = !hash_make((struct ft_model *)m, o, draws), d, i;
+	struct predict_work w = {
+		.m = m, .o = o, .size = size, .maxs = maxs, .maxk = maxk,
+		.njobs = (size_t)draws * m->nruns,
+	};
+	int d, i;
 
+	/* the model keeps them for the next size: a cache, not its state */
+	w.cached = !hash_make((struct ft_model *)m, o, draws);
+	w.out = calloc(w.njobs + 1, sizeof(*w.out));
+	if (!w.out)
+		return -1;
+	predict_run_jobs(m, &w, sm, predict_threads(m, o, size, draws));
 	for (d = 0; d < draws; d++) {
 		struct sim_out so = { 0 };
 
 		for (i = 0; i < m->nruns; i++) {
-			struct sim_out one = { 0 };
+			const struct sim_out *one = &w.out[(size_t)d * m->nruns + i];
 
 			if (o->only_run && o->only_run != i + 1)
 				continue;
-			simulate(&m->runs[i], o->threads, o->open_loop, size,
-				 run_draw(o->seed, i, d), cached ? m->hash[i] +
-				 (size_t)d * m->runs[i].n : NULL, sm, &one);
-			so.coll += one.coll;
-			so.coll_wait += one.coll_wait;
-			so.share_wait += one.share_wait;
-			so.fault += one.fault;
-			so.span += one.span;
+			so.coll += one->coll;
+			so.coll_wait += one->coll_wait;
+			so.share_wait += one->share_wait;
+			so.fault += one->fault;
+			so.span += one->span;
 			if (runs) {
-				runs[i].coll_wait += one.coll_wait;
-				runs[i].fault += one.fault;
-				pct_moments(one.coll_wait, one.fault, &ps->rs[i],
+				runs[i].coll_wait += one->coll_wait;
+				runs[i].fault += one->fault;
+				pct_moments(one->coll_wait, one->fault, &ps->rs[i],
 					    &ps->rs2[i]);
 			}
 		}
@@ -1411,6 +1669,8 @@ static void predict_draws(const struct ft_model *m,
 		row->span_ns += so.span;
 		pct_moments(so.coll_wait, so.fault, &ps->sum, &ps->sum2);
 	}
+	free(w.out);
+	return 0;
 }
 
 /* the row's sums over the draws into means, shares and spread */
@@ -1481,8 +1741,10 @@ int ft_model_predict_runs(const struct ft_model *m,
 	}
 	if (sim_alloc(&sm, size, maxs, maxk))
 		goto out;
-	predict_draws(m, o, size, draws, &sm, row, runs, &ps);
+	ret = predict_draws(m, o, size, draws, maxs, maxk, &sm, row, runs, &ps);
 	sim_free(&sm);
+	if (ret)
+		goto out;
 	row_means(row, draws, &ps);
 	if (runs)
 		runs_means(m, o, draws, row, runs, &ps);

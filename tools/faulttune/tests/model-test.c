@@ -426,6 +426,49 @@ static void test_deterministic(void)
 }
 
 /*
+ * The simulations of a prediction on 1 to 4 threads: the same row and
+ * the same runs' shares to the last bit, in both variants and with
+ * --threads copies (12 runs of 200 holds, 8 draws: more jobs than
+ * threads, of unequal length, taken in whatever order they come).
+ */
+static void test_workers(void)
+{
+	struct ft_model *m = ft_model_new();
+	struct ft_model_row r1, rk;
+	struct ft_run_pred p1[12], pk[12];
+	struct ft_hold h[200];
+	int i, k, v, t;
+
+	for (i = 0; i < 12; i++) {
+		int j, n = 100 + 100 * (i % 2);
+
+		for (j = 0; j < n; j++)
+			h[j] = H(j % 6, (j * 7 + i) % 40, j * 3, j * 3 + j % 2,
+				 j * 3 + 11);
+		CHECK(!ft_model_add_run(m, h, n), "run %d", i);
+	}
+	for (v = 0; v < 2; v++)
+		for (t = 0; t <= 16; t += 16) {
+			struct ft_model_opts o = { .draws = 8, .seed = FT_MODEL_SEED,
+						   .open_loop = v, .threads = t,
+						   .workers = 1 };
+
+			CHECK(!ft_model_predict_runs(m, &o, 16, &r1, p1), "one thread");
+			/* 4 first: the model's pool then has 3 helpers */
+			for (k = 4; k >= 2; k--) {
+				o.workers = k;
+				CHECK(!ft_model_predict_runs(m, &o, 16, &rk, pk),
+				      "%d threads", k);
+				CHECK(!memcmp(&r1, &rk, sizeof(r1)) &&
+				      !memcmp(p1, pk, sizeof(p1)),
+				      "%s, --threads %d: %d threads differ from one",
+				      v ? "open" : "closed", t, k);
+			}
+		}
+	ft_model_free(m);
+}
+
+/*
  * Open against closed loop, on one mutex.  Task 1 holds 0..10.  Task 2
  * was recorded without waiting: 2..12, then its next fault 12..22.  On
  * one mutex, closed loop: task 2 waits 8 (10..20), and its next request
@@ -904,6 +947,7 @@ int main(void)
 	test_hash_cache();
 	test_se();
 	test_deterministic();
+	test_workers();
 	test_open_loop();
 	test_handover();
 	test_fit();

@@ -142,6 +142,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 enum { SEQ_NONE, SEQ_STARTED, SEQ_ACQUIRED };
 
 struct task_state {
+	uint64_t key;		/* in a->tasks */
 	int state;
 	uint64_t start_ts, acq_ts;
 	uint64_t mapping, index;
@@ -307,18 +308,32 @@ void ft_core_free(struct ft_analysis *a)
 	memset(a, 0, sizeof(*a));
 }
 
+/*
+ * A task's pairing state, every event: the map behind a cache of the
+ * last task seen at each slot (pid's low bits), where a recording's few
+ * busy tasks are found without hashing.
+ */
 static struct task_state *task_get(struct ft_analysis *a, int lock, int pid)
 {
 	uint64_t key = ((uint64_t)lock << 40) | (uint32_t)pid;
-	void **slot = ft_map_get(&a->tasks, key, 1);
+	struct task_state **c = (struct task_state **)
+		&a->task_cache[((uint32_t)pid ^ (uint32_t)lock) % FT_TASK_CACHE];
+	void **slot;
 
-	if (slot && !*slot)
+	if (*c && (*c)->key == key)
+		return *c;
+	slot = ft_map_get(&a->tasks, key, 1);
+	if (slot && !*slot) {
 		*slot = calloc(1, sizeof(struct task_state));
+		if (*slot)
+			((struct task_state *)*slot)->key = key;
+	}
 	if (!slot || !*slot) {
 		a->nomem = 1;
 		return NULL;
 	}
-	return *slot;
+	*c = *slot;
+	return *c;
 }
 
 static struct ft_bucket_stats *bucket_get(struct ft_analysis *a,

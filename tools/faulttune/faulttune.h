@@ -200,6 +200,8 @@ struct ft_analysis {
 	struct ft_map buckets;	/* (nbuckets << 32 | bucket) -> ft_bucket_stats */
 	struct ft_map bstate;	/* same key -> last holder */
 	struct ft_map tasks;	/* (lock << 40 | pid) -> pairing state */
+#define FT_TASK_CACHE	64
+	void *task_cache[FT_TASK_CACHE];	/* some of tasks' values (analysis.c) */
 	struct ft_map lockaddrs;/* contention fallback: addr -> ft_lockaddr_stats */
 	struct ft_stats call;	/* all lock:contention */
 	struct ft_hold *holds;	/* kept holds (sample.c), in release order */

@@ -651,7 +651,9 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	struct ft_evdesc *d;
 	int ok = 1;
 
-	ft_isolate_phase(FT_PHASE_OURS);
+	/* the in-place path (h NULL) is ours throughout: lib_loud() said so */
+	if (h)
+		ft_isolate_phase(FT_PHASE_OURS);
 	rd->records++;
 	if (h && !(rd->records & 0xffff) && rd->ino)
 		lib_drop_pages(rd);

@@ -155,6 +155,7 @@ struct task_state {
 };
 
 struct bucket_state {
+	uint64_t key;		/* in a->bstate */
 	uint64_t mapping, index;
 	int pid;
 };
@@ -336,13 +337,28 @@ static struct task_state *task_get(struct ft_analysis *a, int lock, int pid)
 	return *c;
 }
 
+/* a bucket's cache slot in a->bucket_cache and a->bstate_cache */
+static unsigned int bucket_slot(uint32_t nb, uint32_t b)
+{
+	return (b ^ (nb >> 3)) % FT_BUCKET_CACHE;
+}
+
+/*
+ * A bucket's statistics, every acquire and release: the map behind a
+ * cache of the last bucket seen at each slot, as for the tasks.
+ */
 static struct ft_bucket_stats *bucket_get(struct ft_analysis *a,
 					  uint32_t nb, uint32_t b)
 {
+	struct ft_bucket_stats **c = (struct ft_bucket_stats **)
+		&a->bucket_cache[bucket_slot(nb, b)];
 	uint64_t key = ((uint64_t)nb << 32) | b;
-	void **slot = ft_map_get(&a->buckets, key, 1);
 	struct ft_bucket_stats *bs;
+	void **slot;
 
+	if (*c && (*c)->nbuckets == nb && (*c)->bucket == b)
+		return *c;
+	slot = ft_map_get(&a->buckets, key, 1);
 	if (!slot) {
 		a->nomem = 1;
 		return NULL;
@@ -357,7 +373,8 @@ static struct ft_bucket_stats *bucket_get(struct ft_analysis *a,
 		bs->bucket = b;
 		*slot = bs;
 	}
-	return *slot;
+	*c = *slot;
+	return *c;
 }
 
 static void stats_acquire(struct ft_analysis *a, struct ft_stats *s,
@@ -407,19 +424,40 @@ static unsigned int log2u(uint32_t x)
 	return x > 1 ? 31 - __builtin_clz(x) : 0;
 }
 
+/* a bucket's last holder, NULL (and *fresh set) if none yet */
+static struct bucket_state *bstate_get(struct ft_analysis *a, uint32_t nb,
+				       uint32_t b, void ***fresh)
+{
+	struct bucket_state **c = (struct bucket_state **)
+		&a->bstate_cache[bucket_slot(nb, b)];
+	uint64_t key = ((uint64_t)nb << 32) | b;
+	void **slot;
+
+	*fresh = NULL;
+	if (*c && (*c)->key == key)
+		return *c;
+	slot = ft_map_get(&a->bstate, key, 1);
+	if (!slot) {
+		a->nomem = 1;
+		return NULL;
+	}
+	if (!*slot)
+		*fresh = slot;
+	else
+		*c = *slot;
+	return *slot;
+}
+
 /* 1: collision, 2: sharing, 0: unknown */
 static int classify(struct ft_analysis *a, const struct ft_event *ev)
 {
 	uint64_t key = ((uint64_t)ev->nbuckets << 32) | ev->bucket;
-	void **slot = ft_map_get(&a->bstate, key, 1);
-	struct bucket_state *bs;
+	void **slot;
+	struct bucket_state *bs = bstate_get(a, ev->nbuckets, ev->bucket, &slot);
 	int cls = 0;
 
-	if (!slot) {
-		a->nomem = 1;
-		return 0;
-	}
-	bs = *slot;
+	if (!bs && !slot)
+		return 0;	/* out of memory */
 	if (bs) {
 		if (ev->contended)
 			cls = (bs->mapping == ev->mapping &&
@@ -430,6 +468,7 @@ static int classify(struct ft_analysis *a, const struct ft_event *ev)
 			a->nomem = 1;
 			return 0;
 		}
+		bs->key = key;
 		*slot = bs;
 	}
 	bs->mapping = ev->mapping;

@@ -202,6 +202,9 @@ struct ft_analysis {
 	struct ft_map tasks;	/* (lock << 40 | pid) -> pairing state */
 #define FT_TASK_CACHE	64
 	void *task_cache[FT_TASK_CACHE];	/* some of tasks' values (analysis.c) */
+#define FT_BUCKET_CACHE	256
+	void *bucket_cache[FT_BUCKET_CACHE];	/* and of buckets' */
+	void *bstate_cache[FT_BUCKET_CACHE];	/* and of bstate's */
 	struct ft_map lockaddrs;/* contention fallback: addr -> ft_lockaddr_stats */
 	struct ft_stats call;	/* all lock:contention */
 	struct ft_hold *holds;	/* kept holds (sample.c), in release order */

@@ -431,13 +431,9 @@ static inline int lib_record_order(struct reader *rd, struct tracecmd_input *h,
 	return 0;
 }
 
-/*
- * The record's event of ours, or NULL (short, unknown id, or not ours);
- * *ok cleared if its type ends past the record.
- */
+/* the record's event of ours, or NULL (short, unknown id, or not ours) */
 static inline struct ft_evdesc *record_desc(struct reader *rd,
-					    const struct tep_record *r, int cpu,
-					    int *ok)
+					    const struct tep_record *r, int cpu)
 {
 	int id, i;
 
@@ -446,7 +442,8 @@ static inline struct ft_evdesc *record_desc(struct reader *rd,
 		short_record(rd, cpu);
 		return NULL;
 	}
-	id = rd->f_type ? (int)num(rd->f_type, r, ok) :
+	/* common_fields() checked both fields, inside common_size */
+	id = rd->f_type ? (int)num_in(rd->f_type, r->data) :
 			  tep_data_type(rd->tep, (struct tep_record *)r);
 	if (id < 0 || id > 65535 || rd->idmap[id] == ID_UNKNOWN) {
 		struct ft_cpu_skips *sk = ft_analysis_skips(rd->counts, cpu);
@@ -538,7 +535,7 @@ static inline void decode_full(struct reader *rd, const struct ft_evdesc *d,
 
 	ev->ts = r->ts;
 	ev->cpu = cpu;
-	ev->pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) :
+	ev->pid = rd->f_pid ? (int)num_in(rd->f_pid, r->data) :
 			      tep_data_pid(rd->tep, (struct tep_record *)r);
 	ev->lock = d->lock;
 	ev->kind = d->kind;
@@ -669,7 +666,7 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 		if (order)
 			goto out;
 	}
-	d = record_desc(rd, r, cpu, &ok);
+	d = record_desc(rd, r, cpu);
 	if (!d)
 		goto out;
 	if (d->kind != FT_EV_MARKER && d->kind != FT_EV_STACK &&
@@ -680,7 +677,8 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = r->ts;
 	ev.cpu = cpu;
-	ev.pid = rd->f_pid ? (int)num(rd->f_pid, r, &ok) : tep_data_pid(rd->tep, r);
+	ev.pid = rd->f_pid ? (int)num_in(rd->f_pid, r->data) :
+			     tep_data_pid(rd->tep, r);
 	ev.lock = d->lock;
 	ev.kind = d->kind;
 	if (d->kind == FT_EV_MARKER)

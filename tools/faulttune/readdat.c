@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -114,8 +113,6 @@ struct reader {
 #define PIPE_EVENTS	512		/* records a batch */
 #define PIPE_BATCHES	4		/* batches in flight */
 #define PIPE_MIN_BYTES	(1u << 20)	/* smaller files: not worth a thread */
-/* batches between two looks at whether the threads run side by side */
-#define PIPE_CHECK	128
 
 struct pipe_batch {
 	struct ft_event ev[PIPE_EVENTS];
@@ -128,37 +125,9 @@ struct pipe {
 	pthread_cond_t filled, emptied;
 	unsigned long head, tail;	/* batches fed, batches handed over */
 	int done;			/* the reader hands no more */
-	int unpaid;			/* the threads share a CPU: give up */
-	double wall, cpu;		/* at the last look (pipe_pays()) */
 	struct ft_analysis *a;
 	struct pipe_batch b[PIPE_BATCHES];
 };
-
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * Do the two threads run side by side?  The process's CPU time against
- * the wall time since the last look: about 2 when they do, 1 or less
- * when they share a CPU (a busy host, a cgroup, sched autogroup giving
- * a busy session's neighbours half the machine), where the hand-overs
- * are pure cost: 10% more CPU time on a million events.
- */
-static void pipe_pays(struct pipe *p)
-{
-	double wall = clock_s(CLOCK_MONOTONIC);
-	double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-
-	if (p->wall > 0 && cpu - p->cpu < 1.25 * (wall - p->wall))
-		p->unpaid = 1;
-	p->wall = wall;
-	p->cpu = cpu;
-}
 
 /* the analysis thread: batches in order until the reader is done */
 static void *pipe_main(void *arg)
@@ -202,8 +171,6 @@ static void pipe_hand(struct pipe *p)
 		pthread_cond_wait(&p->emptied, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 	p->b[p->tail % PIPE_BATCHES].n = 0;
-	if (p->tail % PIPE_CHECK == 0)
-		pipe_pays(p);
 }
 
 /* every record handed over is fed: the analysis thread waits for more */
@@ -297,11 +264,8 @@ static inline void reader_commit(struct reader *rd, const struct ft_event *ev)
 		return;
 	}
 	b = &p->b[p->tail % PIPE_BATCHES];
-	if (++b->n == PIPE_EVENTS) {
+	if (++b->n == PIPE_EVENTS)
 		pipe_hand(p);
-		if (p->unpaid)
-			pipe_stop(rd);
-	}
 }
 
 /* a decoded record to the analysis: here, or in the pipe's next batch */

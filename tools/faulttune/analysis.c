@@ -220,33 +220,6 @@ uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 	       sum->implausible + sum->unknown_ids;
 }
 
-void ft_analysis_add_skips(struct ft_analysis *a, const struct ft_analysis *from)
-{
-	int i;
-
-	for (i = 0; i < from->nskips; i++) {
-		const struct ft_cpu_skips *f = &from->skips[i];
-		struct ft_cpu_skips *k;
-
-		if (!(f->bad_pages | f->bad_headers | f->skipped_bytes |
-		      f->short_records | f->implausible | f->unknown_ids))
-			continue;
-		k = ft_analysis_skips(a, i);
-		if (!k)
-			return;
-		k->bad_pages += f->bad_pages;
-		k->bad_headers += f->bad_headers;
-		k->skipped_bytes += f->skipped_bytes;
-		k->short_records += f->short_records;
-		k->implausible += f->implausible;
-		k->unknown_ids += f->unknown_ids;
-	}
-	a->lost_events += from->lost_events;
-	a->lost_unknown += from->lost_unknown;
-	if (from->nomem)
-		a->nomem = 1;
-}
-
 /*
  * The refusal report and tune --from share: an analysis that ran out of
  * memory, or (without force) had to skip damaged records, is incomplete,

@@ -262,11 +262,6 @@ void ft_analysis_lost(struct ft_analysis *a, int cpu, long long missed);
 void ft_analysis_finish(struct ft_analysis *a);
 /* the skip counters of cpu (NULL, and a->nomem set, when out of memory) */
 struct ft_cpu_skips *ft_analysis_skips(struct ft_analysis *a, int cpu);
-/*
- * from's skips and lost events added to a's (a reader that counted them
- * apart while another thread fed a)
- */
-void ft_analysis_add_skips(struct ft_analysis *a, const struct ft_analysis *from);
 /* sum over CPUs into *sum; returns the number of things skipped */
 uint64_t ft_analysis_skipped(const struct ft_analysis *a,
 			     struct ft_cpu_skips *sum);

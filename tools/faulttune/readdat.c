@@ -6,8 +6,6 @@
  * never assumed).
  */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -89,215 +87,14 @@ struct reader {
 	ino_t ino;
 	/* fast path: bytes readable from the record's start (its page's) */
 	unsigned int room;
-	/*
-	 * Where the reader counts what it skips and loses: a, or side while
-	 * a pipe's thread feeds a (side is added to a at the end).
-	 */
-	struct ft_analysis *counts;
-	struct ft_analysis side;
-	struct pipe *pipe;		/* NULL: records fed to a here */
-	unsigned long long waits;	/* records that waited for the pipe */
 };
-
-/*
- * Decoding and analysis on two threads (fast path, large files): the
- * reader decodes on the caller's thread and hands the records in
- * batches to a thread that feeds them to the analysis, in their order.
- * Half of reading a file is decoding, half the analysis.  The reader
- * then touches nothing of the analysis: what it skips or loses goes to
- * a side analysis (rd->counts), added to the real one at the end, and
- * a record that points into the reader's memory (a marker's text, a
- * stack) waits until the analysis has taken every record before it and
- * is fed on the reader's thread while the other waits.
- */
-#define PIPE_EVENTS	512		/* records a batch */
-#define PIPE_BATCHES	4		/* batches in flight */
-#define PIPE_MIN_BYTES	(1u << 20)	/* smaller files: not worth a thread */
-
-struct pipe_batch {
-	struct ft_event ev[PIPE_EVENTS];
-	unsigned int n;
-};
-
-struct pipe {
-	pthread_t tid;
-	pthread_mutex_t lock;
-	pthread_cond_t filled, emptied;
-	unsigned long head, tail;	/* batches fed, batches handed over */
-	int done;			/* the reader hands no more */
-	struct ft_analysis *a;
-	struct pipe_batch b[PIPE_BATCHES];
-};
-
-/* the analysis thread: batches in order until the reader is done */
-static void *pipe_main(void *arg)
-{
-	struct pipe *p = arg;
-
-	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		struct pipe_batch *b;
-		unsigned int i;
-
-		while (p->head == p->tail && !p->done)
-			pthread_cond_wait(&p->filled, &p->lock);
-		if (p->head == p->tail)
-			break;
-		b = &p->b[p->head % PIPE_BATCHES];
-		pthread_mutex_unlock(&p->lock);
-		for (i = 0; i < b->n; i++)
-			ft_analysis_feed(p->a, &b->ev[i]);
-		pthread_mutex_lock(&p->lock);
-		p->head++;
-		pthread_cond_signal(&p->emptied);
-	}
-	pthread_mutex_unlock(&p->lock);
-	return NULL;
-}
-
-/*
- * The batch being filled over to the analysis; waits for a free one.
- * The analysis thread, when it waits, is woken with half the batches
- * ready, not each: where both threads share a CPU, a wake-up a batch
- * switched between them every 512 records.
- */
-static void pipe_hand(struct pipe *p)
-{
-	pthread_mutex_lock(&p->lock);
-	p->tail++;
-	if (p->tail - p->head >= PIPE_BATCHES / 2)
-		pthread_cond_signal(&p->filled);
-	while (p->tail - p->head >= PIPE_BATCHES)
-		pthread_cond_wait(&p->emptied, &p->lock);
-	pthread_mutex_unlock(&p->lock);
-	p->b[p->tail % PIPE_BATCHES].n = 0;
-}
-
-/* every record handed over is fed: the analysis thread waits for more */
-static void pipe_drain(struct pipe *p)
-{
-	if (p->b[p->tail % PIPE_BATCHES].n)
-		pipe_hand(p);
-	pthread_mutex_lock(&p->lock);
-	pthread_cond_signal(&p->filled);
-	while (p->head != p->tail)
-		pthread_cond_wait(&p->emptied, &p->lock);
-	pthread_mutex_unlock(&p->lock);
-}
-
-/* the analysis thread for rd; without it (0 too) records are fed here */
-static void pipe_start(struct reader *rd)
-{
-	struct pipe *p = calloc(1, sizeof(*p));
-	sigset_t all, old;
-	int err;
-
-	if (!p)
-		return;
-	p->a = rd->a;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->filled, NULL);
-	pthread_cond_init(&p->emptied, NULL);
-	/* signals are for the caller's thread (tune's handlers) */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&p->tid, NULL, pipe_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		pthread_mutex_destroy(&p->lock);
-		pthread_cond_destroy(&p->filled);
-		pthread_cond_destroy(&p->emptied);
-		free(p);
-		return;
-	}
-	ft_analysis_init(&rd->side);
-	rd->counts = &rd->side;
-	rd->pipe = p;
-}
-
-/* every record fed, the thread gone, the reader's counts in the analysis */
-static void pipe_stop(struct reader *rd)
-{
-	struct pipe *p = rd->pipe;
-
-	if (!p)
-		return;
-	if (p->b[p->tail % PIPE_BATCHES].n)
-		pipe_hand(p);
-	pthread_mutex_lock(&p->lock);
-	p->done = 1;
-	pthread_cond_signal(&p->filled);
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->tid, NULL);
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->filled);
-	pthread_cond_destroy(&p->emptied);
-	free(p);
-	rd->pipe = NULL;
-	ft_analysis_add_skips(rd->a, &rd->side);
-	ft_analysis_free(&rd->side);
-	rd->counts = rd->a;
-}
-
-/*
- * Where to decode the next record: the pipe's next place in its batch
- * (no copy), or tmp; reader_commit() hands it on, else it is dropped.
- */
-static inline struct ft_event *reader_slot(struct reader *rd,
-					   struct ft_event *tmp)
-{
-	struct pipe *p = rd->pipe;
-
-	if (!p)
-		return tmp;
-	return &p->b[p->tail % PIPE_BATCHES].ev[p->b[p->tail % PIPE_BATCHES].n];
-}
-
-/* the record decoded at reader_slot() to the analysis, now or in its batch */
-static inline void reader_commit(struct reader *rd, const struct ft_event *ev)
-{
-	struct pipe *p = rd->pipe;
-	struct pipe_batch *b;
-
-	if (!p) {
-		ft_analysis_feed(rd->a, ev);
-		return;
-	}
-	b = &p->b[p->tail % PIPE_BATCHES];
-	if (++b->n == PIPE_EVENTS)
-		pipe_hand(p);
-}
-
-/* a decoded record to the analysis: here, or in the pipe's next batch */
-static inline void reader_feed(struct reader *rd, const struct ft_event *ev)
-{
-	struct ft_event *slot = reader_slot(rd, NULL);
-
-	if (slot)
-		*slot = *ev;
-	reader_commit(rd, slot ? slot : ev);
-}
-
-/*
- * A record that points into the reader's memory: fed now, in order.
- * Each waits for the analysis to catch up: on a file with many (the
- * fallback's stacks, one a wait) the pipe is given up.
- */
-static void reader_feed_now(struct reader *rd, const struct ft_event *ev)
-{
-	if (rd->pipe && ++rd->waits * 64 > rd->records + 4096)
-		pipe_stop(rd);
-	if (rd->pipe)
-		pipe_drain(rd->pipe);
-	ft_analysis_feed(rd->a, ev);
-}
 
 #define ID_OTHER	(-1)	/* an event of the file faulttune does not use */
 #define ID_UNKNOWN	(-2)	/* no format in the file has this id */
 
 static void short_record(struct reader *rd, int cpu)
 {
-	struct ft_cpu_skips *sk = ft_analysis_skips(rd->counts, cpu);
+	struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
 
 	if (sk)
 		sk->short_records++;
@@ -420,7 +217,7 @@ static inline int lib_record_order(struct reader *rd, struct tracecmd_input *h,
 		return 1;
 	/* the ring buffer aligns every event header to 4 bytes */
 	if (r->offset < rd->next_off[cpu] || (r->offset & 3)) {
-		struct ft_cpu_skips *sk = ft_analysis_skips(rd->counts, cpu);
+		struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
 
 		if (sk)
 			sk->bad_headers++;
@@ -446,7 +243,7 @@ static inline struct ft_evdesc *record_desc(struct reader *rd,
 	id = rd->f_type ? (int)num_in(rd->f_type, r->data) :
 			  tep_data_type(rd->tep, (struct tep_record *)r);
 	if (id < 0 || id > 65535 || rd->idmap[id] == ID_UNKNOWN) {
-		struct ft_cpu_skips *sk = ft_analysis_skips(rd->counts, cpu);
+		struct ft_cpu_skips *sk = ft_analysis_skips(rd->a, cpu);
 
 		if (sk)
 			sk->unknown_ids++;
@@ -531,47 +328,47 @@ static inline void decode_full(struct reader *rd, const struct ft_evdesc *d,
 			       const struct tep_record *r, int ok, int cpu)
 {
 	const unsigned char *p = r->data;
-	struct ft_event tmp, *ev = reader_slot(rd, &tmp);
+	struct ft_event ev;
 
-	ev->ts = r->ts;
-	ev->cpu = cpu;
-	ev->pid = rd->f_pid ? (int)num_in(rd->f_pid, r->data) :
-			      tep_data_pid(rd->tep, (struct tep_record *)r);
-	ev->lock = d->lock;
-	ev->kind = d->kind;
+	ev.ts = r->ts;
+	ev.cpu = cpu;
+	ev.pid = rd->f_pid ? (int)num_in(rd->f_pid, r->data) :
+			     tep_data_pid(rd->tep, (struct tep_record *)r);
+	ev.lock = d->lock;
+	ev.kind = d->kind;
 	if (rd->room >= d->need8) {
-		decode_wide(ev, d, p);
+		decode_wide(&ev, d, p);
 	} else if (d->lock == FT_LK_CONTENTION) {
-		ev->mapping = num_in(d->f_addr, p);
-		ev->index = num_in(d->f_flags, p);
+		ev.mapping = num_in(d->f_addr, p);
+		ev.index = num_in(d->f_flags, p);
 	} else if (d->lock == FT_LK_MEMTYPE) {
-		ev->mapping = num_in(d->f_start, p);
-		ev->index = num_in(d->f_end, p);
+		ev.mapping = num_in(d->f_start, p);
+		ev.index = num_in(d->f_end, p);
 	} else {
-		ev->mapping = num_in(d->f_mapping, p);
-		ev->index = num_in(d->f_index, p);
+		ev.mapping = num_in(d->f_mapping, p);
+		ev.index = num_in(d->f_index, p);
 	}
 	if (rd->room < d->need8) {
-		ev->hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
-		ev->bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
-		ev->nbuckets = d->lock == FT_LK_HUGETLB ?
-			       num_in(d->f_nbuckets, p) : 0;
-		ev->op = num_in(d->f_op, p);
-		ev->contended = !!num_in(d->f_contended, p);
-		ev->wait_ns = num_in(d->f_wait, p);
-		ev->hold_ns = num_in(d->f_hold, p);
-		ev->old_nbuckets = num_in(d->f_old, p);
-		ev->new_nbuckets = num_in(d->f_new, p);
-		ev->duration_ns = num_in(d->f_dur, p);
-		ev->result = (int)num_in(d->f_result, p);
+		ev.hash = d->lock == FT_LK_HUGETLB ? num_in(d->f_hash, p) : 0;
+		ev.bucket = d->lock == FT_LK_HUGETLB ? num_in(d->f_bucket, p) : 0;
+		ev.nbuckets = d->lock == FT_LK_HUGETLB ?
+			      num_in(d->f_nbuckets, p) : 0;
+		ev.op = num_in(d->f_op, p);
+		ev.contended = !!num_in(d->f_contended, p);
+		ev.wait_ns = num_in(d->f_wait, p);
+		ev.hold_ns = num_in(d->f_hold, p);
+		ev.old_nbuckets = num_in(d->f_old, p);
+		ev.new_nbuckets = num_in(d->f_new, p);
+		ev.duration_ns = num_in(d->f_dur, p);
+		ev.result = (int)num_in(d->f_result, p);
 	}
-	ev->marker = NULL;
-	ev->stack = NULL;
-	ev->nstack = 0;
+	ev.marker = NULL;
+	ev.stack = NULL;
+	ev.nstack = 0;
 	if (!ok)
 		short_record(rd, cpu);
 	else
-		reader_commit(rd, ev);
+		ft_analysis_feed(rd->a, &ev);
 }
 
 /* a trace_marker write: its text, "" when it has none inside the record */
@@ -584,7 +381,7 @@ static void decode_marker(struct reader *rd, const struct ft_evdesc *d,
 	    memchr((char *)r->data + d->f_buf->offset, 0,
 		   r->size - d->f_buf->offset))
 		ev->marker = (char *)r->data + d->f_buf->offset;
-	reader_feed_now(rd, ev);
+	ft_analysis_feed(rd->a, ev);
 }
 
 /* a kernel stack: the return addresses inside the record, 128 at most */
@@ -604,7 +401,7 @@ static void decode_stack(struct reader *rd, const struct ft_evdesc *d,
 	memcpy(st, (char *)r->data + off, n * 8);
 	ev->stack = st;
 	ev->nstack = (int)n;
-	reader_feed_now(rd, ev);
+	ft_analysis_feed(rd->a, ev);
 }
 
 /* a lock event that may end before its fields: each one checked */
@@ -636,7 +433,7 @@ static void decode_checked(struct reader *rd, const struct ft_evdesc *d,
 	if (!ok)
 		short_record(rd, cpu);
 	else
-		reader_feed(rd, ev);
+		ft_analysis_feed(rd->a, ev);
 }
 
 /* one record, from libtracecmd (h set) or from fast_read() (h NULL) */
@@ -655,7 +452,7 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	if (h && !(rd->records & 0xffff) && rd->ino)
 		lib_drop_pages(rd);
 	if (r->missed_events)
-		ft_analysis_lost(rd->counts, cpu, r->missed_events);
+		ft_analysis_lost(rd->a, cpu, r->missed_events);
 	if (h && cpu >= 0 && cpu < FT_SKIP_NCPUS) {
 		int order = lib_record_order(rd, h, r, cpu);
 
@@ -1347,7 +1144,7 @@ static int page_load(struct cpu_cur *c, const unsigned char *pg,
 	}
 	missed = (int)lost;	/* kbuffer's int */
 	if (missed && (!c->size || (get32(c->pd) & 0x1f) <= 28))
-		ft_analysis_lost(rd->counts, cpu, missed);
+		ft_analysis_lost(rd->a, cpu, missed);
 	c->data = page_next(c);
 	return c->data != NULL;
 }
@@ -1402,7 +1199,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 		}
 		c->committed += commit;
 		if ((flags & RB_MISSED_STORED) && commit + 8 > room) {
-			sk = ft_analysis_skips(rd->counts, cpu);
+			sk = ft_analysis_skips(rd->a, cpu);
 			if (sk) {
 				sk->bad_pages++;
 				sk->skipped_bytes += room;
@@ -1414,7 +1211,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 		if (good < commit) {
 			uint64_t cut = (flags & ~COMMIT_MASK) | good;
 
-			sk = ft_analysis_skips(rd->counts, cpu);
+			sk = ft_analysis_skips(rd->a, cpu);
 			if (sk) {
 				sk->bad_headers++;
 				sk->skipped_bytes += commit - good;
@@ -1437,7 +1234,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 			continue;
 		missed = kbuffer_missed_events(c->kb);
 		if (missed)
-			ft_analysis_lost(rd->counts, cpu, missed);
+			ft_analysis_lost(rd->a, cpu, missed);
 		c->data = kbuffer_read_event(c->kb, &c->ts);
 		if (c->data)
 			return 1;
@@ -1462,22 +1259,6 @@ static int cur_next(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 		cur_page(c, page, rd, cpu);
 	cur_set_len(c);
 	return c->data != NULL;
-}
-
-/*
- * A pipe pays on a file of a megabyte or more.  FAULTTUNE_PIPE=1: on
- * any file, =0: never (tests compare both with the single thread).
- */
-static int pipe_worth(const struct layout *lay)
-{
-	const char *force = getenv("FAULTTUNE_PIPE");
-	uint64_t bytes = 0, i;
-
-	if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
-		return *force == '1';
-	for (i = 0; i < lay->cpus; i++)
-		bytes += lay->size[i];
-	return bytes >= PIPE_MIN_BYTES;
 }
 
 static int fast_read(const char *file, struct layout *lay,
@@ -1519,8 +1300,6 @@ static int fast_read(const char *file, struct layout *lay,
 		cur_next(&cur[i], lay->page, rd, (int)i);
 	}
 	memset(&rec, 0, sizeof(rec));
-	if (pipe_worth(lay))
-		pipe_start(rd);
 	for (;;) {
 		struct cpu_cur *m = NULL;
 		int cpu = -1;
@@ -1555,8 +1334,6 @@ bad_commit:
 nomem:
 	ft_err("%s: out of memory for the page decoders", file);
 out:
-	/* the markers fed point into the map */
-	pipe_stop(rd);
 	for (i = 0; cur && i < lay->cpus; i++) {
 		kbuffer_free(cur[i].kb);
 		free(cur[i].copy);
@@ -1629,9 +1406,9 @@ static int lib_read(const char *file, struct tracecmd_input *h,
 		       "(truncated?)", file);
 	/* libtracecmd says nothing of an empty page's missed events */
 	if (lay->empty_missed)
-		ft_analysis_lost(rd->counts, -1, (long long)lay->empty_missed);
+		ft_analysis_lost(rd->a, -1, (long long)lay->empty_missed);
 	for (; lay->empty_missed_unknown; lay->empty_missed_unknown--)
-		ft_analysis_lost(rd->counts, -1, -1);
+		ft_analysis_lost(rd->a, -1, -1);
 	return ret;
 }
 
@@ -1671,7 +1448,7 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	if (!rd)
 		ft_err("%s: out of memory", file);
 	else
-		rd->a = rd->counts = a;
+		rd->a = a;
 	if (rd) {
 		rd->dev = st.st_dev;
 		rd->ino = st.st_ino;

@@ -92,19 +92,6 @@ grep -q '"lost_unknown_pages":1,' "$W/out.1" && cmp -s "$W/out.0" "$W/out.1"
 t $? "empty-page-missed, libtracecmd: the same report (rc=$rc)"
 tracecmd "$f"
 
-# the in-place reader on two threads (decoding, and the analysis fed in
-# batches: FAULTTUNE_PIPE=1; by default on files of 1 MB or more) against
-# one: the same output and exit status on every file here, damaged or not
-for f in "$W"/*.dat; do
-	for p in 0 1; do
-		FAULTTUNE_PIPE=$p env -u FAULTTUNE_LIBTRACECMD "$FT" report --json "$f" \
-			>"$W/pipe.$p" 2>&1
-		echo "rc=$?" >>"$W/pipe.$p"
-	done
-	cmp -s "$W/pipe.0" "$W/pipe.1"
-	t $? "$(basename "$f" .dat), FAULTTUNE_PIPE=1: the output of one thread"
-done
-
 echo "1..$n"
 echo "$((n - fail)) passed, $fail failed"
 [ $fail = 0 ]

@@ -79,7 +79,7 @@ static const struct ft_run_pred *pred_at(const struct ft_decision *d, int v,
  * Run `run` at size index k as its measurement is compared with: as
  * recorded.  With --threads the rows simulate copies of each run, a
  * workload the runs never measured, so the comparison takes its own
- * predictions of the runs as recorded (check_preds()); the variant that
+ * predictions of the runs as recorded (recorded_preds()); the variant that
  * fits them is the one the copies are judged by.
  */
 static const struct ft_run_pred *as_recorded(const struct ft_decision *d,
@@ -235,6 +235,35 @@ void ft_decision_free(struct ft_decision *d)
 }
 
 /*
+ * The pooled share of the active runs' predictions p[0..nruns-1] (one
+ * size, one variant), its standard error over them, and the mean of
+ * their draws' spread (what one run's error is); returns how many.
+ */
+static int active_share(const struct ft_decision *d,
+			 const struct ft_run_pred *p, double *pct, double *se,
+			 double *draw_sd)
+{
+	double c = 0, f = 0, s = 0, s2 = 0, sd = 0, x;
+	int n = 0, i;
+
+	for (i = 0; i < d->nruns; i++) {
+		if (d->idle[i] || p[i].fault <= 0)
+			continue;
+		x = 100 * p[i].coll_wait / p[i].fault;
+		c += p[i].coll_wait;
+		f += p[i].fault;
+		s += x;
+		s2 += x * x;
+		sd += p[i].draw_sd;
+		n++;
+	}
+	*pct = f > 0 ? 100 * c / f : 0;
+	*se = se_of(s, s2, n);
+	*draw_sd = n ? sd / n : 0;
+	return n;
+}
+
+/*
  * Row k of variant v over the active runs only.  With no idle run, the
  * model's own row is already that (the same pooled share, the same
  * standard error over the runs).
@@ -242,26 +271,12 @@ void ft_decision_free(struct ft_decision *d)
 static void active_row(struct ft_decision *d, int v, int k)
 {
 	struct ft_model_row *r = &d->rows[v][k];
-	double c = 0, f = 0, s = 0, s2 = 0;
-	int n = 0, i;
+	double sd;
 
 	if (d->nactive == d->nruns)
 		return;
-	for (i = 0; i < d->nruns; i++) {
-		const struct ft_run_pred *p = pred_at(d, v, k, i);
-		double pct;
-
-		if (d->idle[i] || p->fault <= 0)
-			continue;
-		pct = 100 * p->coll_wait / p->fault;
-		c += p->coll_wait;
-		f += p->fault;
-		s += pct;
-		s2 += pct * pct;
-		n++;
-	}
-	r->coll_pct = f > 0 ? 100 * c / f : 0;
-	r->coll_pct_se = se_of(s, s2, n);
+	active_share(d, pred_at(d, v, k, 0), &r->coll_pct, &r->coll_pct_se,
+		     &sd);
 }
 
 /*
@@ -490,8 +505,7 @@ int ft_decision_variant(const struct ft_decision *d, int k)
 static void check_pred(const struct ft_decision *d, int v, int k,
 		       double *pct, double *se)
 {
-	double c = 0, f = 0, s = 0, s2 = 0, sd = 0, x;
-	int i, n = 0;
+	double sd;
 
 	if (!d->recorded[v]) {
 		*pct = d->rows[v][k].coll_pct;
@@ -499,22 +513,9 @@ static void check_pred(const struct ft_decision *d, int v, int k,
 		      d->rows[v][k].coll_pct_se;
 		return;
 	}
-	/* as active_row() makes the rows, on the runs as recorded */
-	for (i = 0; i < d->nruns; i++) {
-		const struct ft_run_pred *p = as_recorded(d, v, k, i);
-
-		if (d->idle[i] || p->fault <= 0)
-			continue;
-		x = 100 * p->coll_wait / p->fault;
-		c += p->coll_wait;
-		f += p->fault;
-		s += x;
-		s2 += x * x;
-		sd += p->draw_sd;
-		n++;
-	}
-	*pct = f > 0 ? 100 * c / f : 0;
-	*se = n > 1 ? se_of(s, s2, n) : sd;
+	/* the runs as recorded, pooled as the rows are */
+	if (active_share(d, as_recorded(d, v, k, 0), pct, se, &sd) < 2)
+		*se = sd;
 }
 
 /*

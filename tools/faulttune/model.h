@@ -180,6 +180,16 @@ int ft_ci95_diff(const double *a, int na, const double *b, int nb,
 		 struct ft_ci *ci);
 double ft_t975(double df);
 
+/*
+ * Draws a run for small runs, tune's probes and watch's parts: the
+ * model's 256 in all would leave each a few and its prediction their
+ * noise (tune.c's advice_opts() says what was measured).  At least
+ * FT_SMALL_RUN_DRAWS a run, within the model's work bound and at most
+ * FT_SMALL_RUN_MAX_DRAWS.
+ */
+#define FT_SMALL_RUN_DRAWS	32
+#define FT_SMALL_RUN_MAX_DRAWS	64
+
 /* advice.c: the model's table and recommendation, for tune and report */
 struct ft_advice_opts {
 	uint32_t current;	/* the table size now (0: unknown) */

@@ -1351,8 +1351,8 @@ static void advice_opts(const struct tune_ctx *c, struct ft_advice_opts *ao)
 	 * model's work bound, keep a decision a fraction of a probe's time
 	 * in a TCG guest.
 	 */
-	ao->run_draws = 32;
-	ao->max_draws = 64;
+	ao->run_draws = FT_SMALL_RUN_DRAWS;
+	ao->max_draws = FT_SMALL_RUN_MAX_DRAWS;
 }
 
 /*

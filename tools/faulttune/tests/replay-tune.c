@@ -119,7 +119,8 @@ static uint32_t decide(struct ft_model *m, const struct ft_advice_opts *ao,
 int main(int argc, char **argv)
 {
 	struct ft_advice_opts ao = { .current = 32, .target_pct = FT_TARGET_PCT,
-				     .run_draws = 32, .max_draws = 64 };
+				     .run_draws = FT_SMALL_RUN_DRAWS,
+				     .max_draws = FT_SMALL_RUN_MAX_DRAWS };
 	int picks[33] = { 0 }, tunes, budget, nset = 0, t, i;
 	double per_run, budget_s;
 	long probes = 0;

@@ -441,13 +441,14 @@ int ft_advice_of_parts(const struct ft_analysis *a, int threads,
 	/*
 	 * Parts are small runs: the model's 256 draws over all its runs
 	 * would give each a few, and the prediction the noise of a few
-	 * (20 parts of 320 holds: 0.88-1.10% at one size over six seeds
-	 * where the whole stretch as one run gave 0.96-1.02%).  So tune's
-	 * draws a run, within the model's work bound.
+	 * (tests/split-draws on tests/synth's 4 tasks x 1600 rounds: 20
+	 * parts of 320 holds predicted 0.88-1.05% at 128 over six seeds,
+	 * 0.95-1.03% with these draws, the whole stretch as one run
+	 * 0.98-1.00%).  So the draws of tune's small runs.
 	 */
 	if (parts > 1) {
-		ao.run_draws = 32;
-		ao.max_draws = 64;
+		ao.run_draws = FT_SMALL_RUN_DRAWS;
+		ao.max_draws = FT_SMALL_RUN_MAX_DRAWS;
 	}
 	memset(adv, 0, sizeof(*adv));
 	if (m && !ft_split_add_runs(a, m, ao.current, parts))

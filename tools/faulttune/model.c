@@ -879,21 +879,36 @@ sim_hold(struct sim_run *s, const struct stream_hold *x, uint32_t p,
 }
 
 /*
+ * Streams that wait for another's hold (key_order()): waiting for
+ * stream a, head[a], then next[] of each; t[] the request each will
+ * make when it may go.
+ */
+struct waits {
+	uint32_t *head, *next;
+	uint64_t *t;
+};
+
+/*
  * The closed loop's hold x of stream j (key: its copy's), asked at *t,
  * after the hold of its key that it follows (key_order()): 0 when it
  * may go at *t; 1 when not before a later *t, that hold's release; -1
- * when that hold, the next or a later one of stream *ja, is not done.
+ * when that hold, the next or a later one of its stream, is not done:
+ * then j waits in that stream's list until it is (after_ready()).
  */
 static inline __attribute__((always_inline)) int
 after_check(const struct run *r, const struct sim_run *s,
 	    const struct stream_hold *x, uint32_t j, uint64_t key,
-	    const uint32_t *pos, uint64_t *t, uint32_t *ja)
+	    const uint32_t *pos, uint64_t *t, struct waits *wl)
 {
 	uint32_t ns = (uint32_t)r->nstreams;
+	uint32_t ja = j - j % ns + r->src[x->after];
 
-	*ja = j - j % ns + r->src[x->after];
-	if (pos[*ja] <= x->after)
+	if (pos[ja] <= x->after) {
+		wl->t[j] = *t;
+		wl->next[j] = wl->head[ja];
+		wl->head[ja] = j;
 		return -1;
+	}
 	if (s->keyrel[key] <= *t)
 		return 0;
 	*t = s->keyrel[key];
@@ -906,6 +921,27 @@ after_done(struct sim_run *s, uint64_t key, uint64_t rel)
 {
 	if (s->keyrel[key] < rel)
 		s->keyrel[key] = rel;
+}
+
+/*
+ * Stream j has done a hold: the next stream waiting for it that may
+ * now go, taken off its list (*wp walks it from &wl->head[j]), with the
+ * request it makes in wl->t[]; NO_DEP when none is left.
+ */
+static inline __attribute__((always_inline)) uint32_t
+after_ready(const struct run *r, const uint32_t *pos, uint32_t j,
+	    struct waits *wl, uint32_t **wp)
+{
+	while (**wp != NO_DEP) {
+		uint32_t b = **wp;
+
+		if (pos[j] > r->h[pos[b]].after) {
+			**wp = wl->next[b];
+			return b;
+		}
+		*wp = &wl->next[b];
+	}
+	return NO_DEP;
 }
 
 /*
@@ -995,6 +1031,7 @@ sim_closed_few(const struct run *r, uint32_t nstreams, struct sim_run *s)
 	uint64_t wt[SIM_FEW_STREAMS];
 	uint32_t pos[SIM_FEW_STREAMS], end[SIM_FEW_STREAMS];
 	uint32_t whead[SIM_FEW_STREAMS], wnext[SIM_FEW_STREAMS];
+	struct waits wl = { .head = whead, .next = wnext, .t = wt };
 	uint32_t ns = (uint32_t)r->nstreams, j;
 	struct sim_queue q;
 
@@ -1013,7 +1050,7 @@ sim_closed_few(const struct run *r, uint32_t nstreams, struct sim_run *s)
 	while (q.n) {
 		const struct stream_hold *x;
 		uint64_t t = q.t[q.head & (SIM_RING - 1)], t0 = t, w;
-		uint32_t ja, *wp;
+		uint32_t b, *wp;
 
 		j = q.s[q.head & (SIM_RING - 1)];
 		q.head++;
@@ -1023,14 +1060,10 @@ sim_closed_few(const struct run *r, uint32_t nstreams, struct sim_run *s)
 		x = &r->h[pos[j]];
 		if (x->after != NO_DEP) {
 			int a = after_check(r, s, x, j, kbase[j] + x->key, pos,
-					    &t, &ja);
+					    &t, &wl);
 
-			if (a < 0) {	/* until stream ja has done it */
-				wt[j] = t;
-				wnext[j] = whead[ja];
-				whead[ja] = j;
+			if (a < 0)	/* until that stream has done it */
 				continue;
-			}
 			if (a > 0) {	/* in turn, when it asks */
 				delay[j] += t - t0;
 				queue_put(&q, t, j);
@@ -1042,16 +1075,9 @@ sim_closed_few(const struct run *r, uint32_t nstreams, struct sim_run *s)
 		++pos[j];
 		if (r->nafter) {
 			after_done(s, kbase[j] + x->key, t + w + x->svc);
-			for (wp = &whead[j]; *wp != NO_DEP; ) {
-				uint32_t b = *wp;
-
-				if (pos[j] > r->h[pos[b]].after) {
-					*wp = wnext[b];
-					queue_put(&q, wt[b], b);
-				} else {
-					wp = &wnext[b];
-				}
-			}
+			for (wp = &whead[j];
+			     (b = after_ready(r, pos, j, &wl, &wp)) != NO_DEP;)
+				queue_put(&q, wt[b], b);
 		}
 		if (pos[j] < end[j])
 			queue_put(&q, r->h[pos[j]].req0 + delay[j], j);
@@ -1067,6 +1093,7 @@ static inline __attribute__((always_inline)) void
 sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
 	   struct sim_run *s)
 {
+	struct waits wl = { .head = sm->whead, .next = sm->wnext, .t = sm->wt };
 	uint32_t ns = (uint32_t)r->nstreams, j;
 
 	if (nstreams <= SIM_FEW_STREAMS) {
@@ -1088,7 +1115,7 @@ sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
 	while (sm->hp.n) {
 		const struct stream_hold *x;
 		uint64_t t, t0, w;
-		uint32_t j2, ja, *wp;
+		uint32_t j2, b, *wp;
 
 		heap_pop(&sm->hp, &t, &j2);
 		if (t < s->first)
@@ -1097,14 +1124,10 @@ sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
 		t0 = t;
 		if (x->after != NO_DEP) {
 			int a = after_check(r, s, x, j2, sm->kbase[j2] + x->key,
-					    sm->pos, &t, &ja);
+					    sm->pos, &t, &wl);
 
-			if (a < 0) {	/* as sim_closed_few() */
-				sm->wt[j2] = t;
-				sm->wnext[j2] = sm->whead[ja];
-				sm->whead[ja] = j2;
+			if (a < 0)	/* as sim_closed_few() */
 				continue;
-			}
 			if (a > 0) {
 				sm->delay[j2] += t - t0;
 				heap_push(&sm->hp, t, j2);
@@ -1116,16 +1139,9 @@ sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
 		++sm->pos[j2];
 		if (r->nafter) {
 			after_done(s, sm->kbase[j2] + x->key, t + w + x->svc);
-			for (wp = &sm->whead[j2]; *wp != NO_DEP; ) {
-				uint32_t b = *wp;
-
-				if (sm->pos[j2] > r->h[sm->pos[b]].after) {
-					*wp = sm->wnext[b];
-					heap_push(&sm->hp, sm->wt[b], b);
-				} else {
-					wp = &sm->wnext[b];
-				}
-			}
+			for (wp = &sm->whead[j2];
+			     (b = after_ready(r, sm->pos, j2, &wl, &wp)) != NO_DEP;)
+				heap_push(&sm->hp, sm->wt[b], b);
 		}
 		if (sm->pos[j2] < sm->end[j2])
 			heap_push(&sm->hp, r->h[sm->pos[j2]].req0 + sm->delay[j2],

@@ -3,6 +3,7 @@
 # faulttune: the only entry point.
 #
 #   make run      build everything, boot the patched kernel under QEMU, tune
+#                 (KVER=7.3, mainline, by default; KVER=6.12 for the LTS series)
 #   make check    the tests: tool, host tracefs, kernel build, guest suites
 #   make check-long  the slowest tests, left out of make check
 #   make bench    the performance table (patched vs stock, one run)
@@ -12,14 +13,32 @@
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
+# Kernel: KVER=7.3|6.12 picks the kernel of kernel, kernel-stock, selftests,
+# image, vm, run, series-check and patches (norw, bench, mutation-check and
+# kernel-deb are 6.12's); make check and kernel-files take both.
 # Bench knobs: BENCH_ROUNDS BENCH_SIZE BENCH_REPS BENCH_TUNE_REPS BENCH_FAULTS
 #              BENCH_SPEED=first|all|none (see tests/bench.sh)
 
 TOP		:= $(CURDIR)
 BUILD		:= $(TOP)/build
 SCRIPTS		:= $(TOP)/kernel/scripts
-LINUX_TARBALL	?= /usr/src/linux-source-6.12.tar.xz
 JOBS		?= $(shell nproc)
+
+# The two kernels: Debian 12's linux-source-6.12 (make deps) with the LTS
+# series, and linux-source-7.3 from trixie-backports, fetched into
+# /var/cache/faulttune by kernel/scripts/fetch-linux.sh, with the mainline
+# series.  6.12 keeps the top of build/, 7.3 builds in build/7.3/.
+KVER		?= 7.3
+KVERS		:= 6.12 7.3
+LINUX_TARBALL_6.12 := /usr/src/linux-source-6.12.tar.xz
+LINUX_TARBALL_7.3 := /var/cache/faulttune/linux-7.3/usr/src/linux-source-7.3.tar.xz
+PATCHES_DIR_6.12 := $(TOP)/kernel/patches
+PATCHES_DIR_7.3	:= $(TOP)/kernel/patches-7.3
+BUILD_6.12	:= $(BUILD)
+BUILD_7.3	:= $(BUILD)/7.3
+$(if $(filter $(KVERS),$(KVER)),,$(error KVER must be one of $(KVERS), not '$(KVER)'))
+LINUX_TARBALL	:= $(LINUX_TARBALL_$(KVER))
+BUILDK		:= $(BUILD_$(KVER))
 
 # Guest defaults: 4 vCPUs on TCG, 3 GiB, 512 free 2 MiB pages (1 GiB).
 # VM_TIMEOUT has none here: run-vm.sh's (900 s) or each bench script's own.
@@ -28,9 +47,12 @@ VM_MEM		?= 3072
 VM_HUGEPAGES	?= 512
 VM_EXTRA	?=
 KERNEL		?= patched
+$(if $(filter norw,$(KERNEL)),$(if $(filter 6.12,$(KVER)),,$(error KERNEL=norw is 6.12's: add KVER=6.12)))
 CMD		?= uname -a; nproc; grep -i huge /proc/meminfo
 
-export LINUX_TARBALL VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA
+# The kernel scripts get KVER, LINUX_TARBALL and PATCHES_DIR from each
+# recipe (KENV_V below), never from here: one make check builds both.
+export VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA
 # ccache sees paths relative to the clone, so two clones, and the stock and
 # patched trees, share hits.  -fmacro-prefix-map only strips the tree's
 # absolute path from __FILE__, so leaving it out of the hash is safe.
@@ -38,57 +60,93 @@ export CCACHE_BASEDIR := $(TOP)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_IGNOREOPTIONS := -fmacro-prefix-map=*
 
-KCONFIG		:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.config
-PATCHES		:= $(wildcard $(TOP)/kernel/patches/series $(TOP)/kernel/patches/*.patch)
+# The shared fragments, then the kernel's own (options 7.3 names differently)
+KCONFIG_6.12	:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.config
+KCONFIG_7.3	:= $(KCONFIG_6.12) $(TOP)/kernel/config/7.3.config
+KCONFIG		:= $(KCONFIG_$(KVER))
 
 .PHONY: all deps kernel kernel-stock kernel-norw kernel-files series-check patches tool selftests image vm run \
-	check check-long mutation-check suite-table bench bench-programs bench-resize clean install uninstall deb kernel-deb kernel-deb-boot
+	check check-long mutation-check suite-table bench bench-programs bench-resize clean install uninstall deb kernel-deb kernel-deb-boot \
+	$(foreach v,$(KVERS),kernel-$(v) kernel-stock-$(v) selftests-$(v) image-$(v))
 
 all: kernel tool image
 
 deps:
 	@$(SCRIPTS)/deps.sh
+	@$(SCRIPTS)/fetch-linux.sh 7.3
 
-# On a fresh machine the kernel source comes with the packages.
-$(LINUX_TARBALL):
+# On a fresh machine the kernel source comes with the packages; 7.3's from
+# trixie-backports, downloaded and unpacked, nothing installed.
+$(LINUX_TARBALL_6.12):
 	@$(SCRIPTS)/deps.sh
+$(LINUX_TARBALL_7.3):
+	@$(SCRIPTS)/fetch-linux.sh 7.3
 
-# --- kernel trees: unpacked once per change of their inputs -------------------
+# --- kernel trees, per kernel version: unpacked once per change of inputs -----
+# kernel-V, kernel-stock-V: the patched and the stock kernel of version V;
+# selftests-V, image-V: the selftests of V's patched tree and the guest
+# image with them (the same faulttune binary in both images).
 
-$(BUILD)/stock/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh | deps
-	$(SCRIPTS)/prepare-tree.sh stock $(BUILD)/stock/src
-	@touch $@
+define kernel-version
+KENV_$(1)	:= KVER=$(1) LINUX_TARBALL=$(LINUX_TARBALL_$(1)) PATCHES_DIR=$(PATCHES_DIR_$(1)) \
+		   KERNEL_BASE=$(BUILD_$(1))/stock/src
+PATCHES_$(1)	:= $$(wildcard $(PATCHES_DIR_$(1))/series $(PATCHES_DIR_$(1))/*.patch)
 
-$(BUILD)/patched/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) | deps
-	$(SCRIPTS)/prepare-tree.sh patched $(BUILD)/patched/src
-	@touch $@
+$(BUILD_$(1))/stock/src.stamp: $(LINUX_TARBALL_$(1)) $(SCRIPTS)/prepare-tree.sh | deps
+	$$(KENV_$(1)) $(SCRIPTS)/prepare-tree.sh stock $(BUILD_$(1))/stock/src
+	@touch $$@
 
-# The series without its last patch (memtype_lock read-locked on lookups),
-# to measure that patch against the rest of the series.
-$(BUILD)/norw/src.stamp: $(LINUX_TARBALL) $(SCRIPTS)/prepare-tree.sh $(PATCHES) | deps
-	$(SCRIPTS)/prepare-tree.sh norw $(BUILD)/norw/src
-	@touch $@
+$(BUILD_$(1))/patched/src.stamp: $(LINUX_TARBALL_$(1)) $(SCRIPTS)/prepare-tree.sh $$(PATCHES_$(1)) | deps
+	@[ -f $(PATCHES_DIR_$(1))/series ] || { echo "make: no $(PATCHES_DIR_$(1))/series: the $(1) series is not in this tree (KERNEL=stock, or another KVER)" >&2; exit 1; }
+	$$(KENV_$(1)) $(SCRIPTS)/prepare-tree.sh patched $(BUILD_$(1))/patched/src
+	@touch $$@
 
 # The kernel build itself is always run: kbuild decides what is stale.
-kernel: $(BUILD)/patched/src.stamp
-	@$(SCRIPTS)/build-kernel.sh $(BUILD)/patched $(KCONFIG)
+kernel-$(1): $(BUILD_$(1))/patched/src.stamp
+	@$(SCRIPTS)/build-kernel.sh $(BUILD_$(1))/patched $(KCONFIG_$(1))
 
-kernel-stock: $(BUILD)/stock/src.stamp
-	@$(SCRIPTS)/build-kernel.sh $(BUILD)/stock $(KCONFIG)
+kernel-stock-$(1): $(BUILD_$(1))/stock/src.stamp
+	@$(SCRIPTS)/build-kernel.sh $(BUILD_$(1))/stock $(KCONFIG_$(1))
+
+# A version without a series yet (kernel/patches-7.3 still to come) has
+# only its stock kernel: its image takes the stock tree's selftests.
+ST_$(1)		:= $$(if $$(PATCHES_$(1)),patched,stock)
+
+selftests-$(1): $(BUILD_$(1))/$$(ST_$(1))/src.stamp
+	@$(SCRIPTS)/build-selftests.sh $(BUILD_$(1))/$$(ST_$(1))/src $(BUILD_$(1))/$$(ST_$(1))/obj $(BUILD_$(1))/selftests
+
+image-$(1): tool selftests-$(1)
+	@KHDR=$(BUILD_$(1))/$$(ST_$(1))/obj/usr/include KSRC=$(BUILD_$(1))/$$(ST_$(1))/src \
+		$(SCRIPTS)/mkinitramfs.sh $(BUILD_$(1))/guest.cpio $(BUILD_$(1))/selftests
+endef
+$(foreach v,$(KVERS),$(eval $(call kernel-version,$(v))))
+
+kernel: kernel-$(KVER)
+kernel-stock: kernel-stock-$(KVER)
+selftests: selftests-$(KVER)
+image: image-$(KVER)
+
+# The series without its last patch (memtype_lock read-locked on lookups),
+# to measure that patch against the rest of the series (6.12).
+$(BUILD)/norw/src.stamp: $(LINUX_TARBALL_6.12) $(SCRIPTS)/prepare-tree.sh $(PATCHES_6.12) | deps
+	$(KENV_6.12) $(SCRIPTS)/prepare-tree.sh norw $(BUILD)/norw/src
+	@touch $@
 
 kernel-norw: $(BUILD)/norw/src.stamp
-	@$(SCRIPTS)/build-kernel.sh $(BUILD)/norw $(KCONFIG)
+	@$(SCRIPTS)/build-kernel.sh $(BUILD)/norw $(KCONFIG_6.12)
 
 # The patches are the only source of the kernel files the project adds; the
 # copies at their kernel paths here (include/, tools/testing/,
 # Documentation/{admin-guide,trace}/) are rewritten from the applied series.
 # make check fails when they differ (kernel/scripts/kernel-files.sh check).
-kernel-files: $(BUILD)/stock/src.stamp
-	@$(SCRIPTS)/kernel-files.sh update
+# Both series, each against its own stock tree.
+KFILES_KVERS	:= $(foreach v,$(KVERS),$(if $(PATCHES_$(v)),$(v)))
+kernel-files: $(foreach v,$(KFILES_KVERS),$(BUILD_$(v))/stock/src.stamp)
+	@$(foreach v,$(KFILES_KVERS),$(KENV_$(v)) $(SCRIPTS)/kernel-files.sh update &&) true
 
 # Each patch of the series on its own: applies, builds, checkpatch --strict.
-series-check: | deps
-	@$(SCRIPTS)/series-check.sh $(KCONFIG)
+series-check: $(LINUX_TARBALL) | deps
+	@$(KENV_$(KVER)) $(SCRIPTS)/series-check.sh $(KCONFIG)
 
 # --- userspace: the tool, the kernel's selftests, the guest image -------------
 
@@ -96,34 +154,31 @@ tool: | deps
 	@if [ -f tools/faulttune/Makefile ]; then $(MAKE) -s -C tools/faulttune; \
 	 else echo "tool: tools/faulttune not there yet, skipped"; fi
 
-selftests: $(BUILD)/patched/src.stamp
-	@$(SCRIPTS)/build-selftests.sh $(BUILD)/patched/src $(BUILD)/patched/obj $(BUILD)/selftests
-
-image: tool selftests
-	@KHDR=$(BUILD)/patched/obj/usr/include $(SCRIPTS)/mkinitramfs.sh $(BUILD)/guest.cpio $(BUILD)/selftests
-
 # --- the guest ----------------------------------------------------------------
 
-vm: image $(if $(filter stock norw,$(KERNEL)),kernel-$(KERNEL),kernel)
-	@$(SCRIPTS)/run-vm.sh $(BUILD)/$(KERNEL)/bzImage $(BUILD)/guest.cpio '$(CMD)'
+vm: image $(if $(filter stock,$(KERNEL)),kernel-stock,$(if $(filter norw,$(KERNEL)),kernel-norw,kernel))
+	@$(SCRIPTS)/run-vm.sh $(BUILDK)/$(KERNEL)/bzImage $(BUILDK)/guest.cpio '$(CMD)'
 
 run: image kernel
-	@$(SCRIPTS)/run-vm.sh $(BUILD)/patched/bzImage $(BUILD)/guest.cpio \
+	@$(SCRIPTS)/run-vm.sh $(BUILDK)/patched/bzImage $(BUILDK)/guest.cpio \
 		'if command -v faulttune >/dev/null && [ -e /sys/kernel/debug/hugetlb/num_fault_mutexes ]; then faulttune tune; else uname -r; echo "cpus: $$(nproc)"; grep -i huge /proc/meminfo; fi'
 
-check: image kernel kernel-stock
+# Both kernels, patched (where the version has its series) and stock.
+CHECK_DEPS	:= tool $(foreach v,$(KVERS),image-$(v) kernel-stock-$(v) $(if $(PATCHES_$(v)),kernel-$(v)))
+
+check: $(CHECK_DEPS)
 	@$(TOP)/tests/check.sh quick
 
 # the slowest parts, left out of make check: the resize storm and the
 # selftests in selftests.t's LONG list, on both kernels
-check-long: image kernel kernel-stock
+check-long: $(CHECK_DEPS)
 	@$(TOP)/tests/check.sh long
 
 # each deliberately broken kernel in tests/mutants must fail the guest test
 # its Test: line names (kernel-race.t by default; kernel-paths.t)
 # (too slow for check-long: one kernel build and boot per mutant)
-mutation-check: image kernel
-	@$(SCRIPTS)/mutation-check.sh
+mutation-check: image-6.12 kernel-6.12
+	@$(KENV_6.12) $(SCRIPTS)/mutation-check.sh
 
 # the suite table of the last make check / check-long, into the docs
 suite-table:
@@ -131,23 +186,24 @@ suite-table:
 	@cp $(BUILD)/check/suites.md $(TOP)/Documentation/testing.md
 	@echo "suite-table: Documentation/testing.md from the logs in build/check"
 
+# The benchmarks measure the 6.12 kernels in build/{patched,stock,norw}.
 # section 16 of make bench on its own: the stall a resize imposes on faults
 # beside 1 GiB holds (tests/bench-resize.sh)
-bench-resize: image kernel
-	@$(TOP)/tests/bench-resize.sh
+bench-resize: image-6.12 kernel-6.12
+	@$(KENV_6.12) $(TOP)/tests/bench-resize.sh
 
 # section 13 of make bench on its own: tune on QEMU and stress-ng
-bench-programs: image kernel
-	@$(TOP)/tests/bench-programs.sh
+bench-programs: image-6.12 kernel-6.12
+	@$(KENV_6.12) $(TOP)/tests/bench-programs.sh
 
-bench: image kernel kernel-stock kernel-norw
-	@if [ -x $(TOP)/tests/bench.sh ]; then $(TOP)/tests/bench.sh; \
+bench: image-6.12 kernel-6.12 kernel-stock-6.12 kernel-norw
+	@if [ -x $(TOP)/tests/bench.sh ]; then $(KENV_6.12) $(TOP)/tests/bench.sh; \
 	 else echo "bench: no benchmarks yet"; fi
 
 # The series as one would post it (From:, Signed-off-by:, cover letter),
 # checkpatched.
-patches: $(BUILD)/stock/src.stamp
-	@$(SCRIPTS)/make-patches.sh $(BUILD)/patches
+patches: $(BUILDK)/stock/src.stamp
+	@$(KENV_$(KVER)) $(SCRIPTS)/make-patches.sh $(BUILDK)/patches
 
 # --- installing on this machine (as trace-cmd's make install) -----------------
 # The binary, faulttune(1) and the bash completion; PREFIX and DESTDIR as
@@ -177,13 +233,13 @@ KDEB_CONFIG	?= $(KDEB_DEBIAN)
 KDEB_NAME	:= $(if $(filter guest,$(KDEB_CONFIG)),guest,$(if $(filter $(KDEB_DEBIAN),$(KDEB_CONFIG)),debian,custom))
 
 kernel-deb: $(BUILD)/patched/src.stamp
-	@$(SCRIPTS)/kernel-deb.sh $(BUILD)/patched/src $(BUILD)/patched/kdeb-$(KDEB_NAME) \
-		$(BUILD)/kernel-deb/$(KDEB_NAME) $(KDEB_CONFIG) $(KCONFIG)
+	@$(KENV_6.12) $(SCRIPTS)/kernel-deb.sh $(BUILD)/patched/src $(BUILD)/patched/kdeb-$(KDEB_NAME) \
+		$(BUILD)/kernel-deb/$(KDEB_NAME) $(KDEB_CONFIG) $(KCONFIG_6.12)
 
 # The packaged kernel (KDEB_CONFIG picks which, as above) booted with the
 # guest image, KDEB_TESTS run in it: the image a user installs, checked.
 KDEB_TESTS	?= kernel-knob faulttune-record faulttune-tune
-kernel-deb-boot: image
+kernel-deb-boot: image-6.12
 	@$(SCRIPTS)/kdeb-boot.sh $(BUILD)/kernel-deb/$(KDEB_NAME) $(BUILD)/guest.cpio \
 		'run-tests $(foreach t,$(KDEB_TESTS),/ft/tests/$(t).t)'
 

@@ -6,7 +6,7 @@
 # Build, static, the kernel's own selftests that exercise hugetlb and the
 # fault mutex paths (mm, memfd, dma-buf/udmabuf), plus the project's
 # kselftest when the series has created it, from the patched tree.  They need
-# the 6.12 UAPI headers (Debian 12 ships 6.1 ones), so "make headers" runs
+# the tree's UAPI headers (Debian 12 ships 6.1 ones), so "make headers" runs
 # first, into OBJDIR: an in-tree run would make the tree unusable for O=
 # kernel builds.  Incremental: make skips what is up to date.
 set -euo pipefail
@@ -22,9 +22,15 @@ log=$out/build.log
 make -s -C "$src" O="$obj" ARCH=x86_64 headers >>"$log" 2>&1 ||
 	{ tail -20 "$log" >&2; echo "build-selftests: make headers failed" >&2; exit 1; }
 
-mm="hugepage-mmap hugepage-shm map_hugetlb hugepage-mremap hugepage-vmemmap
-    hugetlb-madvise hugetlb_dio hugetlb_fault_after_madv hugetlb_madv_vs_map
+mm="hugetlb-madvise hugetlb_dio hugetlb_fault_after_madv hugetlb_madv_vs_map
     uffd-stress uffd-unit-tests"
+# 7.3 renamed hugepage-mmap, -shm and -mremap to hugetlb-*, folded
+# map_hugetlb into hugetlb-mmap and has no hugepage-vmemmap
+if [ -f "$src/tools/testing/selftests/mm/hugetlb-mmap.c" ]; then
+	mm="hugetlb-mmap hugetlb-shm hugetlb-mremap $mm"
+else
+	mm="hugepage-mmap hugepage-shm map_hugetlb hugepage-mremap hugepage-vmemmap $mm"
+fi
 [ -f "$src/tools/testing/selftests/mm/hugetlb_fault_mutexes.c" ] && mm="$mm hugetlb_fault_mutexes"
 
 failed=

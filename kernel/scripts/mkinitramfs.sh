@@ -56,9 +56,9 @@ fi
 
 # The event docs: kernel-trace.t checks them against the format files.
 mkdir -p "$root/usr/share/doc/faulttune"
-# Those of the patched tree the kernel was built from (the top-level copies
-# are the same when make check's kernel-files group passes).
-docs=$top/build/patched/src/Documentation/trace
+# Those of the patched tree the kernel was built from, KSRC (the top-level
+# copies are the same when make check's kernel-files group passes).
+docs=${KSRC:-$top/build/patched/src}/Documentation/trace
 [ -d "$docs" ] || docs=$top/Documentation/trace
 for doc in "$docs"/events-*.rst "$top"/Documentation/faulttune.rst; do
 	[ -e "$doc" ] && cp "$doc" "$root/usr/share/doc/faulttune/"
@@ -69,7 +69,7 @@ for t in "$top"/tests/guest/*.t; do
 	[ -e "$t" ] && install -m 755 "$t" "$root/ft/tests/"
 done
 install -m 644 "$top/tests/guest/lib.sh" "$root/ft/tests/"	# what they source
-# Guest helper programs: static, built against the 6.12 UAPI headers.
+# Guest helper programs: static, built against the kernel's UAPI headers (KHDR).
 progs=$(dirname "$out")/progs
 if ls "$top"/tests/guest/progs/*.c >/dev/null 2>&1; then
 	mkdir -p "$progs"

@@ -149,11 +149,18 @@ stressng() {
 }
 
 echo "TAP version 13"
-run hugepage-mmap		"$pool_default" yes 300 hugepage-mmap
-run hugepage-shm		"$pool_default" yes 300 hugepage-shm
-run map_hugetlb			"$pool_default" yes 300 map_hugetlb
-run hugepage-mremap		"$pool_default" yes 300 hugepage-mremap
-run hugepage-vmemmap		"$pool_default" yes 300 hugepage-vmemmap
+if command -v hugetlb-mmap > /dev/null; then
+	# 7.3's tree: hugepage-{mmap,shm,mremap} renamed hugetlb-*, map_hugetlb in hugetlb-mmap, no hugepage-vmemmap
+	run hugetlb-mmap	"$pool_default" yes 300 hugetlb-mmap
+	run hugetlb-shm		"$pool_default" yes 300 hugetlb-shm
+	run hugetlb-mremap	"$pool_default" yes 300 hugetlb-mremap
+else
+	run hugepage-mmap	"$pool_default" yes 300 hugepage-mmap
+	run hugepage-shm	"$pool_default" yes 300 hugepage-shm
+	run map_hugetlb		"$pool_default" yes 300 map_hugetlb
+	run hugepage-mremap	"$pool_default" yes 300 hugepage-mremap
+	run hugepage-vmemmap	"$pool_default" yes 300 hugepage-vmemmap
+fi
 run hugetlb-madvise		"$pool_default" yes 300 hugetlb-madvise
 run hugetlb_dio			"$pool_default" yes 300 hugetlb_dio
 run hugetlb_fault_after_madv	1 yes 900 hugetlb_fault_after_madv

@@ -8,6 +8,13 @@
 # dependency silently drops it otherwise); the first one that did not is
 # named and the build stops.  OBJDIR/.config is only rewritten when its
 # content changes, so an unchanged configuration rebuilds nothing.
+#
+# A fragment for a newer kernel may say that an option of an earlier
+# fragment no longer exists there (7.3 folded CONFIG_PROC_SYSCTL into
+# CONFIG_SYSCTL) with a line
+#	# configure: gone CONFIG_NAME
+# That option is then not checked, and it must really be gone: if the
+# tree's Kconfig still defines it, the build stops.
 set -euo pipefail
 
 src=$1 obj=$2
@@ -21,8 +28,14 @@ make -s -C "$src" O="$tmp" ARCH=x86_64 tinyconfig >/dev/null
 (cd "$tmp" && "$src/scripts/kconfig/merge_config.sh" -m -O "$tmp" .config "$@" >/dev/null)
 make -s -C "$src" O="$tmp" ARCH=x86_64 olddefconfig >/dev/null
 
+gone=$(sed -n 's/^# configure: gone \(CONFIG_[A-Za-z0-9_]*\)$/\1/p' "$@")
+for opt in $gone; do
+	! grep -rqx --include='Kconfig*' "\(menu\)\?config ${opt#CONFIG_}" "$src" ||
+		die "$opt is marked gone, but $src's Kconfig still defines it"
+done
 for frag in "$@"; do
 	while IFS= read -r line; do
+		case " $gone " in *" ${line%%=*} "*) continue;; esac
 		case $line in
 		CONFIG_*=n) opt=${line%%=*}
 			grep -q "^$opt=" "$tmp/.config" && die "$opt is set in .config but $frag asks =n";;

@@ -3,28 +3,32 @@
 #
 # make-patches.sh OUTDIR
 #
-# Turn kernel/patches/series into the series one would post: the commits
+# Turn a series (KVER, PATCHES_DIR and LINUX_TARBALL, kernel/scripts/kver.sh:
+# by default the 6.12 one in kernel/patches; KVER=7.3 for kernel/patches-7.3)
+# into the series one would post: the commits
 # are rebuilt with git am in a scratch git tree holding only the files the
 # series touches (and the kernel's .gitattributes, so that hunk headers
 # name the C function as the kernel's own git does), and git format-patch
-# writes them to OUTDIR with a cover letter from
-# kernel/patches/cover-letter.  Then checkpatch --strict runs over every
-# generated patch.  The patches in kernel/patches are upstream-style
+# writes them to OUTDIR with a cover letter from the series directory's
+# cover-letter.  Then checkpatch --strict runs over every
+# generated patch.  The patches of both series are upstream-style
 # already: each new file (trace headers, docs, the selftest) is created by
 # the patch that first needs it, so nothing is folded in here.
 #
-# The patches in kernel/patches carry no author and no Signed-off-by: the
+# The patches of a series carry no author and no Signed-off-by: the
 # series is posted by whoever runs this, so the From: line and the
 # Signed-off-by: trailer come from git config user.name and user.email
 # (of this repository, or global), and the script refuses to run without
 # them.
 #
-# The base is the stable release the tarball holds, v6.12.N (Debian's
-# linux-source-6.12 is 6.12.y, and patch 1's memfd hunk edits code that
-# came with a 6.12.y fix, so the series does not apply to v6.12): its tag
-# is named in the cover letter's base: line.  BASE_COMMIT, the commit id
-# of that tag in linux-stable, adds the base-commit: line that b4 and the
-# bots read; it cannot be derived from the tarball.
+# The base is the stable release the tarball holds, vX.Y.N (Debian's
+# linux-source-6.12 is 6.12.y, and the 6.12 series' patch 1 edits code that
+# came with a 6.12.y fix, so it does not apply to v6.12; linux-source-7.3 is
+# 7.3.4): its tag is named in the cover letter's base: line, with the Debian
+# package version (dpkg's, or the changelog next to a tarball unpacked from
+# the .deb).  BASE_COMMIT, the commit id of that tag in linux-stable, adds
+# the base-commit: line that b4 and the bots read; it cannot be derived from
+# the tarball, which has no git history.
 set -euo pipefail
 
 [ $# -eq 1 ] && [ -n "$1" ] || { echo "usage: make-patches.sh OUTDIR" >&2; exit 2; }
@@ -32,9 +36,15 @@ set -euo pipefail
 # and written from there.
 out=$(realpath -m -- "$1")
 top=$(cd "$(dirname "$0")/../.." && pwd)
-patches=$top/kernel/patches
-tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-checkpatch=${CHECKPATCH:-$top/build/stock/src/scripts/checkpatch.pl}
+. "$top/kernel/scripts/kver.sh"
+patches=$PATCHES_DIR
+tarball=$LINUX_TARBALL
+# the checkpatch of the series' own tree (make kernel-stock unpacks it)
+if [ "$KVER" = 6.12 ]; then
+	checkpatch=${CHECKPATCH:-$top/build/stock/src/scripts/checkpatch.pl}
+else
+	checkpatch=${CHECKPATCH:-$top/build/$KVER/stock/src/scripts/checkpatch.pl}
+fi
 work=$out.tree
 
 die() { echo "make-patches: $*" >&2; exit 1; }
@@ -51,11 +61,11 @@ base_commit=${BASE_COMMIT:-}
 parent=${out%/}
 case $top/ in "$parent"/*) die "OUTDIR $out holds this repository: name a directory of its own";; esac
 case $out in "$top"/kernel|"$top"/kernel/*) die "OUTDIR $out is in kernel/: name a directory of its own";; esac
-[ -r "$tarball" ] || die "$tarball not found: install linux-source-6.12 (make deps)"
+[ -r "$tarball" ] || die "$tarball not found: $KSOURCE"
 [ -x "$checkpatch" ] || die "$checkpatch not found: run make kernel-stock first, or set CHECKPATCH"
 
 mapfile -t series < <(grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" | awk '{ print $1 }')
-[ ${#series[@]} -gt 0 ] || die "kernel/patches/series lists no patches"
+[ ${#series[@]} -gt 0 ] || die "${patches#$top/}/series lists no patches"
 
 # The scratch tree holds only what the series modifies: format-patch output
 # (blob ids included) does not depend on the rest of the tree.  A patch may
@@ -74,14 +84,18 @@ for f in $touched; do members+=("*/$f"); done
 tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards --no-wildcards-match-slash "${members[@]}"
 base_tag=v$(sed -n 's/^VERSION = //p' "$work/Makefile").$(sed -n 's/^PATCHLEVEL = //p' "$work/Makefile").$(sed -n 's/^SUBLEVEL = //p' "$work/Makefile")
 [[ $base_tag =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "no VERSION, PATCHLEVEL and SUBLEVEL in $tarball's Makefile"
-debian=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || true)
+debian=$(dpkg-query -W -f '${Version}' "linux-source-$KVER" 2>/dev/null || true)
+changelog=${tarball%/src/*}/share/doc/linux-source-$KVER/changelog.Debian.gz
+if [ -z "$debian" ] && [ -r "$changelog" ]; then
+	debian=$(zcat "$changelog" | sed -n '1s/^linux (\([^)]*\)).*/\1/p')
+fi
 mbox=$(mktemp)
 cd "$work"
 git init -q
 git config user.name "$name"
 git config user.email "$email"
 git add -A
-git commit -q -m "Linux 6.12 (Debian linux-source-6.12), the files the series touches"
+git commit -q -m "Linux $KVER (Debian linux-source-$KVER), the files the series touches"
 base=$(git rev-parse HEAD)
 
 for p in "${series[@]}"; do
@@ -107,14 +121,14 @@ PY
 fi
 # format-patch --base needs the upstream commit in this scratch tree, which
 # holds only the touched files; the trailer is the same text.
-python3 - "$out"/0000-cover-letter.patch "$base_tag" "$debian" "$base_commit" <<'PY'
+python3 - "$out"/0000-cover-letter.patch "$base_tag" "$debian" "$base_commit" "$KVER" <<'PY'
 import sys
-path, tag, debian, commit = sys.argv[1:]
+path, tag, debian, commit, kver = sys.argv[1:]
 text = open(path).read()
 head, sep, sig = text.rpartition("\n-- \n")
 base = "base: %s (linux-stable)" % tag
 if debian:
-    base += ", tested as Debian's linux-source-6.12 %s" % debian
+    base += ", tested as Debian's linux-source-%s %s" % (kver, debian)
 if commit:
     base += "\nbase-commit: " + commit
 open(path, "w").write(head.rstrip("\n") + "\n\n" + base + "\n" + sep + sig)

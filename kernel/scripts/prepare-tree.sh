@@ -3,8 +3,11 @@
 #
 # prepare-tree.sh VARIANT SRCDIR
 #
-# Unpack Debian's linux-source-6.12 into a staging directory and, for the
-# "patched" variant, apply kernel/patches/series with patch -p1 --fuzz=0.
+# Unpack a kernel tarball into a staging directory and, for the "patched"
+# variant, apply a series with patch -p1 --fuzz=0.  KVER, PATCHES_DIR and
+# LINUX_TARBALL pick them (kernel/scripts/kver.sh): by default the 6.12
+# series, kernel/patches, on Debian's linux-source-6.12; KVER=7.3 takes
+# kernel/patches-7.3 on Debian's linux-source-7.3.
 # The series is the only source of the kernel side: the files it adds
 # (trace headers, their docs, the admin guide, the selftest) are created
 # by the patch that first needs them, and the copies at the top of this
@@ -23,12 +26,14 @@ set -euo pipefail
 variant=$1
 srcdir=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
-tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+. "$top/kernel/scripts/kver.sh"
+tarball=$LINUX_TARBALL
+patchdir=$PATCHES_DIR
 stage=$srcdir.stage
 
 die() { echo "prepare-tree: $*" >&2; exit 1; }
 
-[ -r "$tarball" ] || die "$tarball not found: install Debian's linux-source-6.12 (make deps)"
+[ -r "$tarball" ] || die "$tarball not found: $KSOURCE"
 case $variant in stock|patched|norw) ;; *) die "variant must be stock, patched or norw, not '$variant'";; esac
 
 rm -rf "$stage"
@@ -38,7 +43,7 @@ tar -xf "$tarball" -C "$stage" --strip-components=1
 touched=$srcdir.touched
 : > "$touched"
 if [ "$variant" != stock ]; then
-	series=$top/kernel/patches/series
+	series=$patchdir/series
 	if [ -f "$series" ]; then
 		patches=$(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$series")
 		if [ "$variant" = norw ]; then
@@ -50,9 +55,9 @@ if [ "$variant" != stock ]; then
 		n=0
 		for p in $patches; do
 			n=$((n + 1))
-			[ -f "$top/kernel/patches/$p" ] || die "series names $p, which is not in kernel/patches"
+			[ -f "$patchdir/$p" ] || die "series names $p, which is not in ${patchdir#$top/}"
 			if ! out=$(cd "$stage" && patch -p1 --forward --batch --fuzz=0 --no-backup-if-mismatch \
-					-r - < "$top/kernel/patches/$p" 2>&1); then
+					-r - < "$patchdir/$p" 2>&1); then
 				echo "$out" | sed 's/^/  /' >&2
 				hunk=$(echo "$out" | grep -E 'FAILED|Reversed|malformed|can.t find file' | head -3 || true)
 				die "patch $p does not apply: ${hunk:-see above}"
@@ -61,12 +66,12 @@ if [ "$variant" != stock ]; then
 				echo "prepare-tree: note: $p applied with offset/fuzz:" >&2
 				echo "$out" | grep 'with fuzz\|offset' | sed 's/^/  /' >&2
 			fi
-			sed -n 's|^+++ b/\([^	]*\).*|\1|p' "$top/kernel/patches/$p" >> "$touched"
+			sed -n 's|^+++ b/\([^	]*\).*|\1|p' "$patchdir/$p" >> "$touched"
 		done
-		echo "prepare-tree: applied $n patches from kernel/patches/series"
+		echo "prepare-tree: applied $n patches from ${series#$top/}"
 	fi
-	# Stamp what the patches touched with the newest of kernel/patches.
-	newest=$(stat -c %Y "$top"/kernel/patches/* | sort -n | tail -1)
+	# Stamp what the patches touched with the newest file of the series.
+	newest=$(stat -c %Y "$patchdir"/* | sort -n | tail -1)
 	sort -u "$touched" | while read -r f; do
 		[ -e "$stage/$f" ] && touch -d "@$newest" "$stage/$f"
 	done
@@ -80,4 +85,4 @@ if [ -d "$srcdir" ]; then
 else
 	mv "$stage" "$srcdir"
 fi
-echo "prepare-tree: $variant tree ready in $srcdir"
+echo "prepare-tree: $variant $KVER tree ready in $srcdir"

@@ -3,7 +3,7 @@
 #
 # series-check.sh FRAGMENT...
 #
-# Check that every patch of kernel/patches/series stands on its own: unpack
+# Check that every patch of a series stands on its own: unpack
 # a fresh tree into DIR/src (default build/series), then apply the patches
 # one at a time with patch -p1 --fuzz=0 (an offset is noted), each one
 # creating the new files it needs as the posted series does, and after
@@ -15,15 +15,28 @@
 # are shown) or keep its file free of
 # trailing white space stops the run with "not ok" and exit status 1.
 # Logs: DIR/NNNN.build.log and DIR/NNNN.checkpatch.log.  DIR is
-# $SERIES_DIR, by default build/series.
+# $SERIES_DIR, by default build/series (6.12) or build/series-7.3.
+#
+# The series and the tree: KVER, PATCHES_DIR and LINUX_TARBALL
+# (kernel/scripts/kver.sh; default the 6.12 series, kernel/patches, on
+# Debian's linux-source-6.12).  Without FRAGMENT arguments the fragments
+# are base.config and debug.config, and for 7.3 also 7.3.config.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-dir=${SERIES_DIR:-$top/build/series}
-[ $# -gt 0 ] || set -- "$top/kernel/config/base.config" "$top/kernel/config/debug.config"
+. "$top/kernel/scripts/kver.sh"
+if [ "$KVER" = 6.12 ]; then
+	dir=${SERIES_DIR:-$top/build/series}
+	[ $# -gt 0 ] || set -- "$top/kernel/config/base.config" "$top/kernel/config/debug.config"
+else
+	dir=${SERIES_DIR:-$top/build/series-$KVER}
+	[ $# -gt 0 ] || set -- "$top/kernel/config/base.config" "$top/kernel/config/debug.config" \
+		"$top/kernel/config/$KVER.config"
+fi
 src=$dir/src obj=$dir/obj
-tarball=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-series=$top/kernel/patches/series
+tarball=$LINUX_TARBALL
+patchdir=$PATCHES_DIR
+series=$patchdir/series
 jobs=${JOBS:-$(nproc)}
 # Same ccache setup as the Makefile, for runs outside make.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$top}
@@ -31,13 +44,14 @@ export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 export CCACHE_IGNOREOPTIONS=${CCACHE_IGNOREOPTIONS:--fmacro-prefix-map=*}
 
 die() { echo "series-check: $*" >&2; exit 2; }
-[ -r "$tarball" ] || die "$tarball not found: install Debian's linux-source-6.12 (make deps)"
+[ -r "$tarball" ] || die "$tarball not found: $KSOURCE"
 [ -f "$series" ] || die "no $series"
 
 patches=$(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$series")
 total=$(echo "$patches" | wc -l)
 start=$(date +%s)
 
+echo "# $KVER series ${patchdir#$top/} on $tarball"
 echo "# fresh tree in $src"
 rm -rf "$src"
 mkdir -p "$src" "$obj"
@@ -48,8 +62,8 @@ tar -xf "$tarball" -C "$src" --strip-components=1 || die "cannot unpack $tarball
 # creates gets one from patch(1) when it is created.
 now=$(date +%s)
 for p in $patches; do
-	[ -f "$top/kernel/patches/$p" ] || die "series names $p, which is not in kernel/patches"
-	sed -n 's|^+++ b/\([^	]*\).*|\1|p' "$top/kernel/patches/$p"
+	[ -f "$patchdir/$p" ] || die "series names $p, which is not in ${patchdir#$top/}"
+	sed -n 's|^+++ b/\([^	]*\).*|\1|p' "$patchdir/$p"
 done | sort -u | while read -r f; do
 	[ -e "$src/$f" ] && touch -d "@$now" "$src/$f"
 done
@@ -60,7 +74,7 @@ echo "1..$total"
 n=0
 for p in $patches; do
 	n=$((n + 1))
-	file=$top/kernel/patches/$p
+	file=$patchdir/$p
 	log=$dir/$(printf %04d $n)
 	t0=$(date +%s)
 	if ! out=$(cd "$src" && patch -p1 --forward --batch --fuzz=0 --no-backup-if-mismatch \

@@ -665,6 +665,9 @@ static int run_command(struct tune_ctx *c, struct ft_capture *cap,
 		 * and its removal would fail.  The command gets none of ours.
 		 */
 		close_range(3, ~0u, 0);
+		/* -j: the JSON alone on our standard output, the command's on stderr */
+		if (c->fmt == FT_FMT_JSON && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(c->cmd[0], c->cmd);
 		ft_err("tune: cannot run %s: %s", c->cmd[0], strerror(errno));
 		_exit(127);
@@ -844,10 +847,16 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 	rec = &c->adv.rows[c->adv.pick.idx];
 	rc = res_find(c, c->saved);
 	if (c->adv.pick.keep) {
-		snprintf(cf->text, sizeof(cf->text), "keep: the current size "
-			 "meets the target; measured collision wait at %u: "
-			 "%.2f%% of fault time over %d runs", c->saved,
-			 measured_pct(rc), rc ? rc->runs : 0);
+		const struct ft_decision *d = &c->adv.dec;
+
+		snprintf(cf->text, sizeof(cf->text), "keep: %s; measured "
+			 "collision wait at %u: %.2f%% of fault time over %d "
+			 "runs", d->cur_verdict == FT_CUR_MEETS ?
+			 "the current size meets the target" :
+			 d->cur_verdict == FT_CUR_UNDECIDED ?
+			 "the runs do not show the current size missing the "
+			 "target" : "no size considered meets the target",
+			 c->saved, measured_pct(rc), rc ? rc->runs : 0);
 		return;
 	}
 	rr = res_find(c, rec->size);
@@ -914,8 +923,21 @@ static const char *stopped_str(const struct tune_ctx *c, char *buf, size_t len)
  */
 static void check_text(const struct tune_ctx *c)
 {
-	int i, bad = 0;
+	int i, bad = 0, rows = 0;
 
+	for (i = 0; i < c->nres; i++) {
+		struct ft_check chk;
+
+		ft_decision_check(&c->adv.dec, c->res[i].size, &chk);
+		rows += chk.known && chk.runs;
+	}
+	if (!rows) {
+		printf("model check at the measured sizes: nothing to check: %s\n",
+		       c->adv.dec.nactive ? "no active run was measured" :
+		       "in no run were two faults on different pages in flight "
+		       "at once, and such runs predict no collision at any size");
+		return;
+	}
 	printf("model check at the measured sizes (measured and predicted "
 	       "collision wait over the active runs at each size, +- se)\n");
 	printf("%8s %5s %10s %8s %10s %8s  %s\n", "size", "runs", "measured",

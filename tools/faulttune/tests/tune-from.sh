@@ -28,6 +28,9 @@ cmp -s $W/1.json $W/2.json
 t $? "two files, --json: byte-identical"
 grep -q '"runs":2,' $W/1.json
 t $? "two files are two runs of the model"
+python3 -m json.tool $W/1.json >/dev/null && "$FT" report -j $W/a.dat 2>/dev/null |
+	python3 -m json.tool >/dev/null
+t $? "tune --from -j and report -j: JSON alone on stdout (python3 -m json.tool)"
 
 grep '^recommendation: ' $W/1.txt >$W/tune.line
 "$FT" report $W/a.dat 2>/dev/null | grep '^recommendation: ' >$W/report.line

@@ -91,6 +91,7 @@ struct tune_ctx {
 	struct ft_model *model;
 	struct ft_advice adv;
 	int have_adv;
+	struct ft_sharing share;	/* the traced runs' same-page waits */
 	uint32_t *order;	/* sizes of the measured runs, in run order */
 	int norder;
 	int runs;		/* workload runs, warm-up included */
@@ -543,7 +544,8 @@ static int from_child(void *arg)
 		fault += a.sample.fault_ns;	/* every hold, sampled or not */
 		ft_sample_note(&a, c->from[i]);
 		/* each run with what it measured at the size it ran at */
-		if (ft_sample_add_runs(&a, c->model, rs)) {
+		if (ft_sharing_add(&c->share, &a) ||
+		    ft_sample_add_runs(&a, c->model, rs)) {
 			ft_err("%s: out of memory", c->from[i]);
 			ft_analysis_free(&a);
 			goto out;
@@ -572,6 +574,9 @@ static int from_child(void *arg)
 		       coll, share, fault, fault > 0 ? 100 * coll / fault : 0,
 		       fault > 0 ? 100 * share / fault : 0);
 		ft_advice_json(stdout, &c->adv);
+		printf(",\"true_sharing\":");
+		ft_sharing_sort(&c->share);
+		ft_sharing_json(stdout, &c->share, c->target);
 		printf("}\n");
 	} else {
 		printf("faulttune tune --from:");
@@ -586,6 +591,8 @@ static int from_child(void *arg)
 		       c->nfrom > 1 ? "s" : "");
 		putchar('\n');
 		ft_advice_line(stdout, &c->adv);
+		ft_sharing_sort(&c->share);
+		ft_sharing_text(stdout, &c->share, c->target);
 		if (c->adv.pick.idx >= 0 && !c->adv.pick.keep)
 			printf("boot parameter: hugetlb_fault_mutexes=%u\n",
 			       c->adv.rows[c->adv.pick.idx].size);
@@ -593,6 +600,7 @@ static int from_child(void *arg)
 	ret = 0;
 out:
 	ft_advice_free(&c->adv);
+	ft_sharing_free(&c->share);
 	ft_model_free(c->model);
 	c->model = NULL;
 	return ret;
@@ -790,7 +798,8 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		for (i = 0; i < a.nholds; i++)
 			sr->fault_ns += a.holds[i].rel_ts - a.holds[i].req_ts;
 		if (model && a.nholds) {
-			if (ft_model_add_run(model, a.holds, a.nholds)) {
+			if (ft_sharing_add(&c->share, &a) ||
+			    ft_model_add_run(model, a.holds, a.nholds)) {
 				ft_analysis_free(&a);
 				return -1;
 			}
@@ -1052,6 +1061,8 @@ static void report_json(const struct tune_ctx *c, const struct confirm *cf,
 	       c->budget_s, c->stopped ? c->stopped : "interrupted",
 	       c->probe_pick);
 	check_json(c);
+	printf(",\"true_sharing\":");
+	ft_sharing_json(stdout, &c->share, c->target);
 	printf(",\"recommended\":%u,\"keep\":%s,\"confirm\":{",
 	       rec, c->adv.pick.keep ? "true" : "false");
 	if (cf->have)
@@ -1114,6 +1125,7 @@ static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 	check_text(c);
 	putchar('\n');
 	ft_advice_line(stdout, &c->adv);
+	ft_sharing_text(stdout, &c->share, c->target);
 	printf("confirmation: %s\n", cf->text);
 	printf("boot parameter: hugetlb_fault_mutexes=%u\n", rec);
 	printf("now:            echo %u > %s\n", rec, c->knob);
@@ -1127,6 +1139,7 @@ static void report(struct tune_ctx *c)
 	int i, nmeas = 0;
 
 	confirm(c, &cf);
+	ft_sharing_sort(&c->share);
 	for (i = 0; i < c->nres; i++)
 		nmeas += c->res[i].runs > 0;
 	c->apply_value = rec;
@@ -1463,6 +1476,7 @@ static void tune_free(struct tune_ctx *c)
 
 	if (c->have_adv)
 		ft_advice_free(&c->adv);
+	ft_sharing_free(&c->share);
 	ft_model_free(c->model);
 	for (i = 0; c->res && i < c->nres; i++)
 		free(c->res[i].wall);

@@ -123,6 +123,12 @@ static void how_str(const struct ft_advice *adv, const struct ft_model_row *rec,
 		snprintf(how, len, "over the %g%% target: %u is the largest size "
 			 "the model considers, and none up to it meets the target",
 			 adv->target_pct, rec->size);
+	else if (adv->pick.keep && adv->dec.cur_verdict == FT_CUR_UNDECIDED &&
+		 adv->dec.nactive < 2)
+		snprintf(how, len, "over the %g%% target, but within the spread "
+			 "of the hash draws, and one run does not show %u missing "
+			 "it (record more, or give several files)",
+			 adv->target_pct, rec->size);
 	else if (adv->pick.keep && adv->dec.cur_verdict == FT_CUR_UNDECIDED)
 		snprintf(how, len, "over the %g%% target, but the runs do not "
 			 "show %u missing it (see \"not settled\")",
@@ -258,18 +264,16 @@ static void current_line(FILE *f, const struct ft_decision *d, const char *rb)
 		fprintf(f, "current: ");
 	else
 		return;
+	fprintf(f, "measured at %u over its %d active run%s: %.2f%% .. %.2f%% "
+		"of fault time (95%%), ", d->current, d->cur_runs,
+		d->cur_runs == 1 ? "" : "s", d->cur_meas_lo < 0 ? 0 :
+		d->cur_meas_lo, d->cur_meas_up);
 	if (d->cur_verdict == FT_CUR_MISSES_MEASURED)
-		fprintf(f, "measured %.2f%% .. %.2f%% (95%%) over %s at %u, over "
-			"the %g%% target: it misses\n", d->cur_meas_lo,
-			d->cur_meas_up, rb, d->current, d->target_pct);
+		fprintf(f, "over the %g%% target: it misses\n", d->target_pct);
 	else if (d->cur_verdict == FT_CUR_MEETS && d->cur_meas_up <= d->target_pct)
-		fprintf(f, "measured %.2f%% .. %.2f%% (95%%) at %u, under the "
-			"%g%% target: it meets it\n", d->cur_meas_lo < 0 ? 0 :
-			d->cur_meas_lo, d->cur_meas_up, d->current, d->target_pct);
+		fprintf(f, "under the %g%% target: it meets it\n", d->target_pct);
 	else
-		fprintf(f, "measured %.2f%% .. %.2f%% (95%%) at %u: not shown to "
-			"miss the %g%% target\n", d->cur_meas_lo < 0 ? 0 :
-			d->cur_meas_lo, d->cur_meas_up, d->current, d->target_pct);
+		fprintf(f, "not shown to miss the %g%% target\n", d->target_pct);
 }
 
 /* how settled the pick is: which sizes the runs separate it from */

@@ -245,6 +245,7 @@ static void judge_current(struct ft_decision *d, int cur)
 
 	d->cur_known = measured_bounds(d, cur, &d->cur_meas_lo,
 				       &d->cur_meas_up, &c);
+	d->cur_runs = c.runs;
 	d->cur_model_fails = d->cur_known && !c.fits;
 	trust = !d->cur_model_fails;
 	if (d->cur_known && d->cur_meas_lo > d->target_pct)

@@ -133,6 +133,7 @@ struct ft_decision {
 	int settled;			/* first == rec, FT_SETTLE_RUNS active runs */
 	/* the current size, judged before any other (decide.c's settle()) */
 	int cur_known;			/* active runs measured at the current size */
+	int cur_runs;			/* how many */
 	int cur_model_fails;		/* the model check fails there */
 	double cur_meas_lo, cur_meas_up;	/* measured there: 95% bounds */
 	enum ft_cur_verdict {

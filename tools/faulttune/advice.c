@@ -123,6 +123,20 @@ static void how_str(const struct ft_advice *adv, const struct ft_model_row *rec,
 		snprintf(how, len, "over the %g%% target: %u is the largest size "
 			 "the model considers, and none up to it meets the target",
 			 adv->target_pct, rec->size);
+	else if (adv->pick.keep && adv->dec.cur_verdict == FT_CUR_UNDECIDED &&
+		 adv->dec.nactive < 2)
+		snprintf(how, len, "over the %g%% target, but within the spread "
+			 "of the hash draws, and one run does not show %u missing "
+			 "it (record more, or give several files)",
+			 adv->target_pct, rec->size);
+	else if (adv->pick.keep && adv->dec.cur_verdict == FT_CUR_UNDECIDED)
+		snprintf(how, len, "over the %g%% target, but the runs do not "
+			 "show %u missing it (see \"not settled\")",
+			 adv->target_pct, rec->size);
+	else if (adv->pick.keep && adv->dec.cur_verdict == FT_CUR_MEETS)
+		snprintf(how, len, "over the %g%% target, but what was measured "
+			 "at %u meets it, and the prediction there does not fit "
+			 "the measurement", adv->target_pct, rec->size);
 	else if (adv->pick.keep)
 		snprintf(how, len, "over the %g%% target, but no size up to "
 			 "--max-size comes closer", adv->target_pct);
@@ -170,9 +184,10 @@ static void fit_lines(FILE *f, const struct ft_advice *adv)
 	int v;
 
 	if (!d->fit[0].nruns) {
-		fprintf(f, "model check: none: %s\n", d->nactive ? "no run "
-			"measured its own collision wait" : "no run had faults "
-			"in flight at once, and such runs fit any model");
+		fprintf(f, "model check: nothing to check: %s\n", d->nactive ?
+			"no run measured its own collision wait" : "no run had "
+			"two faults on different pages in flight at once, and "
+			"such runs predict no collision at any size");
 		return;
 	}
 	fprintf(f, "model check at the recorded size%s (%d run%s%s): measured "
@@ -212,11 +227,53 @@ static const char *meets_str(const struct ft_decision *d, int k)
 /* the runs the sizes were judged on: "the 12 runs" or "the 8 active runs" */
 static const char *runs_str(const struct ft_decision *d, char *buf, size_t len)
 {
-	if (d->nactive == d->nruns)
+	if (d->nactive == 1)
+		snprintf(buf, len, "the one %srun", d->nruns > 1 ? "active " : "");
+	else if (d->nactive == d->nruns)
 		snprintf(buf, len, "the %d runs", d->nruns);
 	else
 		snprintf(buf, len, "the %d active runs", d->nactive);
 	return buf;
+}
+
+/*
+ * What the runs say of the current size, when a measurement decided it
+ * or the model failed there: the decision is on the measurement.
+ */
+static void current_line(FILE *f, const struct ft_decision *d, const char *rb)
+{
+	if (d->cur_verdict == FT_CUR_MISSES_PREDICTED) {
+		fprintf(f, "current: the prediction at %u is over the %g%% target "
+			"with 95%% confidence over %s: it misses", d->current,
+			d->target_pct, rb);
+		if (d->cur_known)
+			fprintf(f, " (measured there %.2f%% .. %.2f%%, which does "
+				"not contradict it)", d->cur_meas_lo < 0 ? 0 :
+				d->cur_meas_lo, d->cur_meas_up);
+		fputc('\n', f);
+		return;
+	}
+	if (!d->cur_known)
+		return;
+	if (d->cur_model_fails)
+		fprintf(f, "current: the model check fails at %u, so the "
+			"measurement there decides, not the prediction: ",
+			d->current);
+	else if (d->cur_verdict == FT_CUR_MISSES_MEASURED ||
+		 d->cur_verdict == FT_CUR_MEETS)
+		fprintf(f, "current: ");
+	else
+		return;
+	fprintf(f, "measured at %u over its %d active run%s: %.2f%% .. %.2f%% "
+		"of fault time (95%%), ", d->current, d->cur_runs,
+		d->cur_runs == 1 ? "" : "s", d->cur_meas_lo < 0 ? 0 :
+		d->cur_meas_lo, d->cur_meas_up);
+	if (d->cur_verdict == FT_CUR_MISSES_MEASURED)
+		fprintf(f, "over the %g%% target: it misses\n", d->target_pct);
+	else if (d->cur_verdict == FT_CUR_MEETS && d->cur_meas_up <= d->target_pct)
+		fprintf(f, "under the %g%% target: it meets it\n", d->target_pct);
+	else
+		fprintf(f, "not shown to miss the %g%% target\n", d->target_pct);
 }
 
 /* how settled the pick is: which sizes the runs separate it from */
@@ -227,22 +284,44 @@ static void settled_line(FILE *f, const struct ft_advice *adv)
 	int k;
 
 	if (d->nactive < d->nruns)
-		fprintf(f, "idle runs: in %d of the %d runs no two faults were in "
-			"flight at once, so no size can collide there; sizes are "
-			"judged on the other %d (the active runs)\n",
+		fprintf(f, "idle runs: in %d of the %d runs no two faults on "
+			"different pages overlapped (faults of the same page may "
+			"have waited for each other: true sharing), so no size can "
+			"collide there; sizes are judged on the other %d (the "
+			"active runs)\n",
 			d->nruns - d->nactive, d->nruns, d->nactive);
 	if (!d->nactive) {
-		fprintf(f, "settled: not known: no run had faults in flight at "
-			"once, so the runs cannot tell one size from another\n");
+		fprintf(f, "settled: nothing to settle: no run had faults on "
+			"different pages in flight at once, so no size collides "
+			"and the runs cannot tell one size from another\n");
 		return;
 	}
+	runs_str(d, rb, sizeof(rb));
+	current_line(f, d, rb);
 	if (d->nactive < 2) {
 		fprintf(f, "settled: not known from one %srun (the bounds need "
 			"the spread of several; record more, or give several "
 			"files)\n", d->nactive < d->nruns ? "active " : "");
 		return;
 	}
-	runs_str(d, rb, sizeof(rb));
+	if (d->rec == size_idx_of(d, d->current) &&
+	    d->cur_verdict == FT_CUR_UNDECIDED) {
+		fprintf(f, "not settled: %s cannot tell whether the current %u "
+			"meets the %g%% target, and do not show it missing it: "
+			"kept.", rb, d->current, d->target_pct);
+		if (d->last > d->rec)
+			fprintf(f, "  They cannot separate %u from %u, the "
+				"smallest size that surely meets it", d->current,
+				d->sizes[d->last]);
+		if (d->more_runs)
+			fprintf(f, "; about %d active runs in all (%d more) "
+				"may decide (more probes, -P or -B)\n",
+				d->more_runs, d->more_runs - d->nactive);
+		else
+			fprintf(f, "; the estimate at %u is too near the target "
+				"for more runs to decide soon\n", d->current);
+		return;
+	}
 	if (d->settled && d->rec == size_idx_of(d, d->current)) {
 		fprintf(f, "settled: the current %u meets the %g%% target with "
 			"95%% confidence over %s\n", d->current,
@@ -342,6 +421,18 @@ void ft_advice_check(FILE *f, const struct ft_advice *adv)
 	settled_line(f, adv);
 }
 
+static const char *verdict_str(enum ft_cur_verdict v)
+{
+	static const char *const s[] = {
+		[FT_CUR_UNKNOWN] = "unknown", [FT_CUR_MEETS] = "meets",
+		[FT_CUR_UNDECIDED] = "undecided",
+		[FT_CUR_MISSES_MEASURED] = "misses_measured",
+		[FT_CUR_MISSES_PREDICTED] = "misses_predicted",
+	};
+
+	return s[v];
+}
+
 static void fit_json(FILE *f, const struct ft_fit *x)
 {
 	fprintf(f, "{\"runs\":%d,\"measured_pct\":%.4f,\"predicted_pct\":%.4f,"
@@ -404,9 +495,21 @@ void ft_advice_json(FILE *f, const struct ft_advice *adv)
 		d->nactive > 1 ? "true" : "false",
 		d->settled ? "true" : "false", d->nactive, d->nruns - d->nactive,
 		d->nactive > 1 ? ft_t95(d->nactive - 1) : 0.0);
-	for (i = d->first; i <= d->rec && i < d->nsizes; i++)
+	for (i = d->first; i <= d->last && i < d->nsizes; i++)
 		fprintf(f, "%s%u", i == d->first ? "" : ",", d->sizes[i]);
 	fputs("]}", f);
+	fprintf(f, ",\"current_verdict\":{\"verdict\":\"%s\",\"more_runs\":",
+		verdict_str(d->cur_verdict));
+	if (d->more_runs)
+		fprintf(f, "%d", d->more_runs);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"measured\":%s", d->cur_known ? "true" : "false");
+	if (d->cur_known)
+		fprintf(f, ",\"measured_lo_pct\":%.4f,\"measured_up_pct\":%.4f,"
+			"\"model_fits\":%s", d->cur_meas_lo, d->cur_meas_up,
+			d->cur_model_fails ? "false" : "true");
+	fputc('}', f);
 	if (adv->pick.idx >= 0 && adv->nholds)
 		fprintf(f, ",\"recommended\":%u,\"keep\":%s,\"target_met\":%s}",
 			adv->rows[adv->pick.idx].size,

@@ -273,6 +273,7 @@ void ft_core_free(struct ft_analysis *a)
 	ft_map_free(&a->buckets, free_bucket);
 	ft_map_free(&a->bstate, free);
 	ft_map_free(&a->tasks, free);
+	ft_map_free(&a->comms, free);
 	ft_map_free(&a->lockaddrs, free_lockaddr);
 	free(a->holds);
 	ft_sample_free(a);

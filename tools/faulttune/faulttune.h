@@ -200,6 +200,7 @@ struct ft_analysis {
 	struct ft_map buckets;	/* (nbuckets << 32 | bucket) -> ft_bucket_stats */
 	struct ft_map bstate;	/* same key -> last holder */
 	struct ft_map tasks;	/* (lock << 40 | pid) -> pairing state */
+	struct ft_map comms;	/* pid + 1 -> its name, the recording's (char *) */
 #define FT_TASK_CACHE	64
 	void *task_cache[FT_TASK_CACHE];	/* some of tasks' values (analysis.c) */
 #define FT_BUCKET_CACHE	256
@@ -304,6 +305,41 @@ struct tep_handle;
 void ft_consumers_start(struct ft_analysis *a, const char *file,
 			struct tep_handle *tep);
 void ft_analysis_feed(struct ft_analysis *a, const struct ft_event *ev);
+
+/* sharing.c: who waits behind whom on the same page (true sharing) */
+enum { FT_BEHIND_FIRST_TOUCH, FT_BEHIND_AGAIN, FT_BEHIND_TRUNCATION,
+       FT_BEHIND_NR };
+#define FT_SHARE_PIDS		6	/* waiters named per page */
+#define FT_SHARE_COMM		16	/* TASK_COMM_LEN */
+#define FT_SHARE_TOP		5	/* pages shown */
+#define FT_SHARE_MAX_PAGES	65536
+struct ft_share_page {
+	uint64_t mapping, index;
+	uint64_t wait_ns, waits;	/* behind this page's own holds */
+	uint64_t behind_ns[FT_BEHIND_NR];	/* the wait, by what was held */
+	int pids[FT_SHARE_PIDS], npids;		/* the waiters */
+	char comm[FT_SHARE_PIDS][FT_SHARE_COMM];
+	int holder_pid;			/* the hold waited behind the longest */
+	uint32_t holder_op;
+	uint64_t holder_hold_ns;
+	char holder_comm[FT_SHARE_COMM];
+};
+struct ft_sharing {
+	uint64_t fault_ns, wait_ns, waits, coll_wait_ns;
+	uint64_t behind_ns[FT_BEHIND_NR];
+	struct ft_share_page *pages;	/* with same-page waits */
+	size_t npages, cap, pages_dropped;
+};
+/* a's holds into s (runs add up); -1: out of memory */
+int ft_sharing_add(struct ft_sharing *s, const struct ft_analysis *a);
+/* the pages by wait, most first: before the output */
+void ft_sharing_sort(struct ft_sharing *s);
+double ft_sharing_pct(const struct ft_sharing *s);
+/* same-page waits over the target, or more than the collisions' */
+int ft_sharing_matters(const struct ft_sharing *s, double target_pct);
+void ft_sharing_text(FILE *f, const struct ft_sharing *s, double target_pct);
+void ft_sharing_json(FILE *f, const struct ft_sharing *s, double target_pct);
+void ft_sharing_free(struct ft_sharing *s);
 void ft_analysis_free(struct ft_analysis *a);
 
 /* sample.c: see struct ft_sample */

@@ -115,7 +115,7 @@ struct ft_decision {
 	uint32_t current;
 	double target_pct;
 	int nruns, nsizes;
-	int *idle;			/* run: no two faults ever in flight at once */
+	int *idle;			/* run: no two faults on different pages overlapped */
 	int nactive;			/* runs not idle: what sizes are judged on */
 	uint32_t *sizes;			/* ascending */
 	struct ft_model_row *rows[FT_NLOOP];	/* [size], over the active runs */
@@ -129,7 +129,21 @@ struct ft_decision {
 	double *up, *lo;		/* per size: 95% bounds, % of fault time */
 	int rec;			/* the recommendation, index */
 	int first;			/* the first size that may meet the target */
+	int last;			/* first..last: the runs cannot separate */
 	int settled;			/* first == rec, FT_SETTLE_RUNS active runs */
+	/* the current size, judged before any other (decide.c's settle()) */
+	int cur_known;			/* active runs measured at the current size */
+	int cur_runs;			/* how many */
+	int cur_model_fails;		/* the model check fails there */
+	double cur_meas_lo, cur_meas_up;	/* measured there: 95% bounds */
+	enum ft_cur_verdict {
+		FT_CUR_UNKNOWN,		/* not a candidate (not a power of two) */
+		FT_CUR_MEETS,		/* meets the target with 95% confidence */
+		FT_CUR_UNDECIDED,	/* not shown to miss it: kept */
+		FT_CUR_MISSES_MEASURED,	/* measured over it beyond the error */
+		FT_CUR_MISSES_PREDICTED, /* predicted over it beyond the error */
+	} cur_verdict;
+	int more_runs;			/* undecided: active runs that may decide; 0: unknown */
 };
 
 /*

@@ -1373,6 +1373,31 @@ static void lib_loud(int saved)
 	close(saved);
 }
 
+
+/*
+ * The holding tasks' names, from the file's saved command lines, for
+ * sharing.c's table: the events carry a pid only.  Names the file does
+ * not have are left out.
+ */
+static void name_tasks(struct ft_analysis *a, struct tep_handle *tep)
+{
+	size_t i;
+
+	for (i = 0; i < a->nholds; i++) {
+		void **slot = ft_map_get(&a->comms,
+					 (uint64_t)a->holds[i].pid + 1, 1);
+		const char *comm;
+
+		if (!slot || *slot)
+			continue;
+		comm = tep_data_comm_from_pid(tep, a->holds[i].pid);
+		*slot = strdup(comm && strcmp(comm, "<...>") ? comm : "");
+		if (!*slot) {	/* the slot stays empty: the map allows it */
+			a->nomem = 1;
+			return;
+		}
+	}
+}
 /*
  * The library path: libtracecmd iterates the records, unless a page
  * would make it read past its commit or loop.  <0 on error (said).
@@ -1471,6 +1496,7 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	}
 	free(lay.off);
 	free(lay.size);
+	name_tasks(a, rd->tep);
 	quiet = lib_quiet();
 	tracecmd_close(h);
 	lib_loud(quiet);

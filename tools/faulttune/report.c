@@ -514,6 +514,7 @@ struct rep {
 	void **bk, **la;	/* buckets, lock addresses: by wait */
 	int nbk, nla;		/* how many of them are printed */
 	uint32_t cur;		/* the recorded table size */
+	struct ft_sharing share;	/* who waits behind whom on one page */
 };
 
 /* JSON: the file, its counts, what was skipped, sampled, resized */
@@ -612,6 +613,8 @@ static void json_hugetlb(FILE *f, const struct rep *r)
 			(unsigned long long)w[i].share_wait_ns);
 	fputs("],\"advice\":", f);
 	ft_advice_json(f, &r->adv);
+	fputs(",\"true_sharing\":", f);
+	ft_sharing_json(f, &r->share, r->adv.target_pct);
 	fputc('}', f);
 }
 
@@ -847,6 +850,7 @@ static void text_hugetlb(FILE *f, const struct rep *r)
 		fputc('\n', f);
 		ft_advice_check(f, &r->adv);
 		ft_advice_line(f, &r->adv);
+		ft_sharing_text(f, &r->share, r->adv.target_pct);
 	}
 }
 
@@ -919,7 +923,8 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 			 .fb = ft_consumer_state(a, &ft_fallback_consumer) };
 	int ret = 0, advice_nomem = 0;
 
-	if (ft_advice_of(a, o->threads, o->target, &r.adv))
+	if (ft_advice_of(a, o->threads, o->target, &r.adv) ||
+	    ft_sharing_add(&r.share, a))
 		advice_nomem = 1;
 	else if (a->nev[FT_LK_HUGETLB])
 		r.nw = ft_whatif(a, whatif_max(a, o), &r.w);
@@ -934,6 +939,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 		r.nw = 0;
 		goto out;
 	}
+	ft_sharing_sort(&r.share);
 	r.nbk = a->buckets.n < (size_t)o->top ? (int)a->buckets.n : o->top;
 	r.nla = a->lockaddrs.n < (size_t)o->top ? (int)a->lockaddrs.n : o->top;
 
@@ -952,6 +958,7 @@ int ft_report_print(FILE *f, struct ft_analysis *a,
 	}
 out:
 	ft_advice_free(&r.adv);
+	ft_sharing_free(&r.share);
 	free(r.w);
 	free(r.bk);
 	free(r.la);

@@ -91,6 +91,7 @@ struct tune_ctx {
 	struct ft_model *model;
 	struct ft_advice adv;
 	int have_adv;
+	struct ft_sharing share;	/* the traced runs' same-page waits */
 	uint32_t *order;	/* sizes of the measured runs, in run order */
 	int norder;
 	int runs;		/* workload runs, warm-up included */
@@ -543,7 +544,8 @@ static int from_child(void *arg)
 		fault += a.sample.fault_ns;	/* every hold, sampled or not */
 		ft_sample_note(&a, c->from[i]);
 		/* each run with what it measured at the size it ran at */
-		if (ft_sample_add_runs(&a, c->model, rs)) {
+		if (ft_sharing_add(&c->share, &a) ||
+		    ft_sample_add_runs(&a, c->model, rs)) {
 			ft_err("%s: out of memory", c->from[i]);
 			ft_analysis_free(&a);
 			goto out;
@@ -572,6 +574,9 @@ static int from_child(void *arg)
 		       coll, share, fault, fault > 0 ? 100 * coll / fault : 0,
 		       fault > 0 ? 100 * share / fault : 0);
 		ft_advice_json(stdout, &c->adv);
+		printf(",\"true_sharing\":");
+		ft_sharing_sort(&c->share);
+		ft_sharing_json(stdout, &c->share, c->target);
 		printf("}\n");
 	} else {
 		printf("faulttune tune --from:");
@@ -586,6 +591,8 @@ static int from_child(void *arg)
 		       c->nfrom > 1 ? "s" : "");
 		putchar('\n');
 		ft_advice_line(stdout, &c->adv);
+		ft_sharing_sort(&c->share);
+		ft_sharing_text(stdout, &c->share, c->target);
 		if (c->adv.pick.idx >= 0 && !c->adv.pick.keep)
 			printf("boot parameter: hugetlb_fault_mutexes=%u\n",
 			       c->adv.rows[c->adv.pick.idx].size);
@@ -593,6 +600,7 @@ static int from_child(void *arg)
 	ret = 0;
 out:
 	ft_advice_free(&c->adv);
+	ft_sharing_free(&c->share);
 	ft_model_free(c->model);
 	c->model = NULL;
 	return ret;
@@ -665,6 +673,9 @@ static int run_command(struct tune_ctx *c, struct ft_capture *cap,
 		 * and its removal would fail.  The command gets none of ours.
 		 */
 		close_range(3, ~0u, 0);
+		/* -j: the JSON alone on our standard output, the command's on stderr */
+		if (c->fmt == FT_FMT_JSON && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(c->cmd[0], c->cmd);
 		ft_err("tune: cannot run %s: %s", c->cmd[0], strerror(errno));
 		_exit(127);
@@ -787,7 +798,8 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		for (i = 0; i < a.nholds; i++)
 			sr->fault_ns += a.holds[i].rel_ts - a.holds[i].req_ts;
 		if (model && a.nholds) {
-			if (ft_model_add_run(model, a.holds, a.nholds)) {
+			if (ft_sharing_add(&c->share, &a) ||
+			    ft_model_add_run(model, a.holds, a.nholds)) {
 				ft_analysis_free(&a);
 				return -1;
 			}
@@ -844,10 +856,16 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 	rec = &c->adv.rows[c->adv.pick.idx];
 	rc = res_find(c, c->saved);
 	if (c->adv.pick.keep) {
-		snprintf(cf->text, sizeof(cf->text), "keep: the current size "
-			 "meets the target; measured collision wait at %u: "
-			 "%.2f%% of fault time over %d runs", c->saved,
-			 measured_pct(rc), rc ? rc->runs : 0);
+		const struct ft_decision *d = &c->adv.dec;
+
+		snprintf(cf->text, sizeof(cf->text), "keep: %s; measured "
+			 "collision wait at %u: %.2f%% of fault time over %d "
+			 "runs", d->cur_verdict == FT_CUR_MEETS ?
+			 "the current size meets the target" :
+			 d->cur_verdict == FT_CUR_UNDECIDED ?
+			 "the runs do not show the current size missing the "
+			 "target" : "no size considered meets the target",
+			 c->saved, measured_pct(rc), rc ? rc->runs : 0);
 		return;
 	}
 	rr = res_find(c, rec->size);
@@ -914,8 +932,21 @@ static const char *stopped_str(const struct tune_ctx *c, char *buf, size_t len)
  */
 static void check_text(const struct tune_ctx *c)
 {
-	int i, bad = 0;
+	int i, bad = 0, rows = 0;
 
+	for (i = 0; i < c->nres; i++) {
+		struct ft_check chk;
+
+		ft_decision_check(&c->adv.dec, c->res[i].size, &chk);
+		rows += chk.known && chk.runs;
+	}
+	if (!rows) {
+		printf("model check at the measured sizes: nothing to check: %s\n",
+		       c->adv.dec.nactive ? "no active run was measured" :
+		       "in no run were two faults on different pages in flight "
+		       "at once, and such runs predict no collision at any size");
+		return;
+	}
 	printf("model check at the measured sizes (measured and predicted "
 	       "collision wait over the active runs at each size, +- se)\n");
 	printf("%8s %5s %10s %8s %10s %8s  %s\n", "size", "runs", "measured",
@@ -1030,6 +1061,8 @@ static void report_json(const struct tune_ctx *c, const struct confirm *cf,
 	       c->budget_s, c->stopped ? c->stopped : "interrupted",
 	       c->probe_pick);
 	check_json(c);
+	printf(",\"true_sharing\":");
+	ft_sharing_json(stdout, &c->share, c->target);
 	printf(",\"recommended\":%u,\"keep\":%s,\"confirm\":{",
 	       rec, c->adv.pick.keep ? "true" : "false");
 	if (cf->have)
@@ -1092,6 +1125,7 @@ static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 	check_text(c);
 	putchar('\n');
 	ft_advice_line(stdout, &c->adv);
+	ft_sharing_text(stdout, &c->share, c->target);
 	printf("confirmation: %s\n", cf->text);
 	printf("boot parameter: hugetlb_fault_mutexes=%u\n", rec);
 	printf("now:            echo %u > %s\n", rec, c->knob);
@@ -1105,6 +1139,7 @@ static void report(struct tune_ctx *c)
 	int i, nmeas = 0;
 
 	confirm(c, &cf);
+	ft_sharing_sort(&c->share);
 	for (i = 0; i < c->nres; i++)
 		nmeas += c->res[i].runs > 0;
 	c->apply_value = rec;
@@ -1441,6 +1476,7 @@ static void tune_free(struct tune_ctx *c)
 
 	if (c->have_adv)
 		ft_advice_free(&c->adv);
+	ft_sharing_free(&c->share);
 	ft_model_free(c->model);
 	for (i = 0; c->res && i < c->nres; i++)
 		free(c->res[i].wall);

@@ -75,7 +75,7 @@ struct window_result {
 	double coll_ratio, share_ratio, pred_ratio;
 	uint32_t rec, recorded_size, table_n;
 	uint32_t rec_lowest;	/* 0: how settled rec is is not known */
-	int settled, runs;
+	int settled, runs, undecided;
 	uint64_t lost_events, resizes;
 };
 
@@ -491,6 +491,7 @@ static int window_patched(struct ft_analysis *a, double target,
 			r->settled = d->settled;
 			r->rec_lowest = d->sizes[d->first];
 		}
+		r->undecided = d->cur_verdict == FT_CUR_UNDECIDED;
 	}
 	ft_advice_free(&adv);
 	return 0;
@@ -544,6 +545,7 @@ static void take_window(struct watch_ctx *c, const struct window_result *r,
 	w->rec = r->rec;
 	w->rec_lowest = r->rec_lowest;
 	w->settled = r->settled;
+	w->undecided = r->undecided;
 	w->runs = r->runs;
 	for (k = 0; k < FT_HOP_NR; k++) {
 		w->hop[k].acq += r->hop[k].acq;

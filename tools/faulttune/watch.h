@@ -36,6 +36,7 @@ struct ft_watch_state {
 	 */
 	uint32_t rec_lowest;
 	int settled;
+	int undecided;		/* rec is the current size, not shown to miss */
 	int runs;		/* the active runs rec was judged on */
 	uint64_t lost;		/* events lost in the window */
 	int overridden;		/* the size changed since the last window */

@@ -31,12 +31,15 @@ static void settled_note(char *buf, size_t len, const struct ft_watch_state *w)
 	if (!w->rec)
 		snprintf(buf, len, "%s", "");
 	else if (!w->rec_lowest && !w->runs)
-		snprintf(buf, len, "settled: not known (no faults in flight at "
-			 "once)");
+		snprintf(buf, len, "nothing to settle (no two faults on "
+			 "different pages overlapped)");
 	else if (!w->rec_lowest)
 		snprintf(buf, len, "settled: not known (one run)");
 	else if (w->settled)
 		snprintf(buf, len, "settled");
+	else if (w->undecided)
+		snprintf(buf, len, "unsettled: kept, not shown to miss the "
+			 "target (%d runs)", w->runs);
 	else if (w->rec_lowest < w->rec)
 		snprintf(buf, len, "unsettled %u..%u", w->rec_lowest, w->rec);
 	else

@@ -574,7 +574,17 @@ static void test_fit(void)
 	EQ(d.fit[FT_LOOP_CLOSED].fits, 0);
 	EQ(d.fit[FT_LOOP_OPEN].fits, 0);
 	EQ(d.used, 3);
-	/* judged by the larger: open's 34.8% misses 30% at one mutex */
+	/*
+	 * Judged by the larger, open's 34.8% would miss 30% at one mutex;
+	 * but the model check fails there, and what was measured, 26.7%,
+	 * meets 30%: kept.  At a 25% target the measurement misses it.
+	 */
+	EQ(d.cur_model_fails, 1);
+	EQ(d.cur_verdict, FT_CUR_MEETS);
+	EQ(d.sizes[d.rec], 1);
+	ft_decision_free(&d);
+	CHECK(!ft_decide(m, &o, 1, 25, 4, &d), "decide");
+	EQ(d.cur_verdict, FT_CUR_MISSES_MEASURED);
 	CHECK(d.sizes[d.rec] > 1, "not kept at 1: %u", d.sizes[d.rec]);
 	ft_decision_free(&d);
 	ft_model_free(m);
@@ -720,8 +730,19 @@ static void test_not_settled(void)
 	NEAR(d.lo[0], pooled - 2.015 * se_of_two(a, b, 6), 1e-3);
 	EQ(d.settled, 0);
 	EQ(d.first, 0);
-	CHECK(d.rec > 0, "the safe size, not 1");
-	CHECK(d.up[d.rec] <= 17, "the pick meets 17%% surely: %.2f", d.up[d.rec]);
+	/*
+	 * Nothing shows 1 missing 17% (measured as predicted, 8.22% ..
+	 * 21.19%): it is kept, undecided, and the sizes up to the first that
+	 * surely meets 17% are those the runs cannot separate.  The upper
+	 * bound comes under 17% when t(n - 1) * se(n) < 17 - 14.71: at
+	 * about 6 * (2.015 * 3.217 / 2.29)^2 = 48 active runs.
+	 */
+	EQ(d.cur_verdict, FT_CUR_UNDECIDED);
+	EQ(d.rec, 0);
+	CHECK(d.last > 0 && d.up[d.last] <= 17, "inseparable up to %u "
+	      "(upper %.2f)", d.sizes[d.last], d.up[d.last]);
+	CHECK(d.more_runs >= 40 && d.more_runs <= 60, "more runs: %d",
+	      d.more_runs);
 	ft_decision_free(&d);
 	ft_model_free(m);
 
@@ -931,6 +952,135 @@ static void test_btf(void)
 	EQ(ft_btf_struct_size(path, "mutex"), -1);
 }
 
+/*
+ * The burden of proof, on synthetic runs whose answer is known: each run
+ * is loop_run (three tasks, keys 1-3), declared measured at the current
+ * size with a collision wait the test chooses, around a mean and spread
+ * the model does not know.  Whatever the model predicts, no decision
+ * keeps a current size whose measured collision wait is over the target
+ * beyond its error (one-sided 95%), and none leaves one measured under
+ * the target beyond its error.  Both kinds must occur, or the test says
+ * nothing.
+ */
+static int size_idx_in(const struct ft_decision *d, uint32_t size)
+{
+	int k;
+
+	for (k = 0; k < d->nsizes && d->sizes[k] != size; k++)
+		;
+	return k < d->nsizes ? k : 0;
+}
+
+static void test_burden_of_proof(void)
+{
+	static const double means[] = { 0, 0.5, 3, 10, 20, 33 };
+	static const double targets[] = { 1, 5, 15 };
+	static const uint32_t currents[] = { 1, 2, 4, 32 };
+	static const int nruns[] = { 1, 3, 10 };
+	struct ft_model_opts o = { .draws = 32, .seed = FT_MODEL_SEED };
+	int over = 0, under = 0;
+	size_t a, b, c, e;
+
+	for (a = 0; a < sizeof(means) / sizeof(*means); a++)
+	for (b = 0; b < sizeof(targets) / sizeof(*targets); b++)
+	for (c = 0; c < sizeof(currents) / sizeof(*currents); c++)
+	for (e = 0; e < sizeof(nruns) / sizeof(*nruns); e++) {
+		struct ft_model *m = ft_model_new();
+		struct ft_decision d;
+		struct ft_check chk;
+		double t, sum = 0;
+		int i, n = nruns[e];
+
+		for (i = 0; i < n; i++) {
+			/* +-20% around the mean; fault time 30 ns a run */
+			double pct = means[a] * (1 + 0.2 * (i % 3 - 1));
+
+			sum += pct;
+			CHECK(!ft_model_add_run(m, loop_run, 3), "run");
+			ft_model_run_measured(m, loop_run, 3, currents[c],
+					      30 * pct / 100);
+		}
+		CHECK(!ft_decide(m, &o, currents[c], targets[b], 0, &d),
+		      "decide");
+		ft_decision_check(&d, currents[c], &chk);
+		CHECK(chk.known && fabs(chk.meas_pct - sum / n) < 1e-6,
+		      "measured at %u: %.4f%%, fed %.4f%%", currents[c],
+		      chk.meas_pct, sum / n);
+		t = chk.runs > 1 ? ft_t95(chk.runs - 1) : 1.645;
+		if (chk.meas_pct - t * chk.meas_se > targets[b]) {
+			over++;
+			CHECK(d.sizes[d.rec] != currents[c], "kept %u measured "
+			      "%.2f%% +- %.2f over the %g%% target (%d runs)",
+			      currents[c], chk.meas_pct, chk.meas_se,
+			      targets[b], n);
+		} else if (chk.meas_pct + t * chk.meas_se < targets[b]) {
+			under++;
+			CHECK(d.sizes[d.rec] == currents[c], "left %u measured "
+			      "%.2f%% +- %.2f under the %g%% target for %u "
+			      "(%d runs)", currents[c], chk.meas_pct,
+			      chk.meas_se, targets[b], d.sizes[d.rec], n);
+		}
+		ft_decision_free(&d);
+		ft_model_free(m);
+	}
+	CHECK(over >= 20 && under >= 20, "cases over the target: %d, under: "
+	      "%d", over, under);
+}
+
+/*
+ * True sharing, no collision (issue 32): eight processes fault the pages
+ * of one mapping in lockstep, each page first by one and then by the
+ * other seven behind it (the same key: true sharing).  In some rounds of
+ * a run four pages are faulted at once, which a small table could
+ * collide: in all 16 rounds of the first run, in 4, 2, 1 and 1 of the
+ * others.  Measured at 32 in five runs: no collision wait.  The
+ * prediction at 32 (0.77-1.03% +- 0.92-1.20% over the seeds; the issue's
+ * was 1.51% +- 0.95%) does not show 32 missing a 1% target: kept, in
+ * every one of ten decisions on five runs each (each with its own hash
+ * seed).
+ */
+static void test_sharing_kept(void)
+{
+	static const int overlapped[5] = { 16, 4, 2, 1, 1 };
+	struct ft_hold h[5][8 * 16];
+	struct ft_model_opts o = { .draws = 32 };
+	int i, j, r, run, kept = 0;
+
+	for (run = 0; run < 5; run++)
+		for (r = 0; r < 16; r++)
+			for (i = 0; i < 8; i++) {
+				int two = r < overlapped[run];
+				uint64_t t0 = r * 100, key = 4 * r + (two ? i & 3 : 0);
+				/* two pages: two holders at once, else one after another */
+				uint64_t acq = t0 + 10 * (two ? i / 4 : i);
+
+				h[run][r * 8 + i] = H(i + 1, key, t0 + i, acq,
+						      acq + 10);
+			}
+	for (j = 0; j < 10; j++) {
+		struct ft_model *m = ft_model_new();
+		struct ft_decision d;
+
+		o.seed = FT_MODEL_SEED + j;
+		for (run = 0; run < 5; run++) {
+			CHECK(!ft_model_add_run(m, h[run], 8 * 16), "run");
+			ft_model_run_measured(m, h[run], 8 * 16, 32, 0);
+		}
+		CHECK(!ft_decide(m, &o, 32, 1, 0, &d), "decide");
+		kept += d.sizes[d.rec] == 32;
+		CHECK(d.nactive == 5 && d.rows[0][0].coll_pct > 1,
+		      "seed %d: %d active runs, %.2f%% at one mutex", j,
+		      d.nactive, d.rows[0][0].coll_pct);
+		CHECK(d.cur_verdict == FT_CUR_MEETS ||
+		      d.cur_verdict == FT_CUR_UNDECIDED, "seed %d: verdict %d "
+		      "(lower bound %.2f%% at 32)", j, d.cur_verdict,
+		      d.lo[size_idx_in(&d, 32)]);
+		ft_decision_free(&d);
+		ft_model_free(m);
+	}
+	EQ(kept, 10);
+}
+
 int main(void)
 {
 	test_queue_one_mutex();
@@ -959,6 +1109,8 @@ int main(void)
 	test_run_draws();
 	test_t95();
 	test_current_above_max();
+	test_burden_of_proof();
+	test_sharing_kept();
 	test_threads_overflow();
 	test_huge_times();
 	test_ci();

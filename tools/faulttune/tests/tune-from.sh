@@ -28,6 +28,24 @@ cmp -s $W/1.json $W/2.json
 t $? "two files, --json: byte-identical"
 grep -q '"runs":2,' $W/1.json
 t $? "two files are two runs of the model"
+python3 -m json.tool $W/1.json >/dev/null && "$FT" report -j $W/a.dat 2>/dev/null |
+	python3 -m json.tool >/dev/null
+t $? "tune --from -j and report -j: JSON alone on stdout (python3 -m json.tool)"
+# the who-shares table: synth knows how many of its waits were behind the
+# same page; the table counts them from the holds
+"$SYNTH" $W/s.dat 6 40 16 >$W/s.expect
+want=$(sed -n 's/^sharing=//p' $W/s.expect)
+"$FT" report -j $W/s.dat 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["hugetlb"]["true_sharing"]
+top = s["top"][0]
+assert s["matters"] and top["waiters"] and top["holder"]["op"] and top["index"] >= 0
+print(s["waits"])' >$W/s.got
+[ -n "$want" ] && [ "$(cat $W/s.got)" = "$want" ]
+t $? "report -j: true_sharing counts synth's $want same-page waits ($(cat $W/s.got)), with pages, waiters and holders"
+"$FT" tune --from $W/s.dat >$W/s.txt 2>&1 && grep -q '^who shares: '"$want"' waits behind the same page' $W/s.txt &&
+	grep -q '^remedy: one task populating the region' $W/s.txt
+t $? "tune --from: the who-shares table and, behind first touches, the remedy"
 
 grep '^recommendation: ' $W/1.txt >$W/tune.line
 "$FT" report $W/a.dat 2>/dev/null | grep '^recommendation: ' >$W/report.line

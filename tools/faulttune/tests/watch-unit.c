@@ -194,8 +194,8 @@ static void test_lines(void)
 	line_says(&w, "\"recommended\":256,\"predicted_collision_pct\":0.75,"
 		  "\"lost\":0,\"overridden\":false,\"settled\":null,"
 		  "\"inseparable_from\":null}\n",
-		  ",256,0.75,0,0,,\n", "settled: not known (no faults in "
-		  "flight at once)");
+		  ",256,0.75,0,0,,\n", "nothing to settle (no two faults on "
+		  "different pages overlapped)");
 	w.runs = 1;
 	line_says(&w, "\"settled\":null,\"inseparable_from\":null}\n",
 		  ",256,0.75,0,0,,\n", "settled: not known (one run)");
@@ -216,6 +216,12 @@ static void test_lines(void)
 	w.rec_lowest = 256;
 	line_says(&w, "\"settled\":false,\"inseparable_from\":256}\n",
 		  ",256,0.75,0,0,0,256\n", "unsettled (3 runs, 10 needed)");
+	/* the current size kept, the runs not showing it missing the target */
+	w.runs = 12;
+	w.undecided = 1;
+	line_says(&w, "\"settled\":false,\"inseparable_from\":256}\n",
+		  ",256,0.75,0,0,0,256\n", "unsettled: kept, not shown to miss "
+		  "the target (12 runs)");
 
 	/* the fallback: no recommendation, so nothing about settling */
 	memset(&w, 0, sizeof(w));

@@ -93,6 +93,9 @@ static const struct {
 	{ "memfd_alloc_folio", FT_HOP_MEMFD },
 	{ "mfill_atomic_hugetlb", FT_HOP_UFFD_COPY },
 	{ "mfill_atomic", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic_copy", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic_continue", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic_poison", FT_HOP_UFFD_COPY },
 };
 
 const char *ft_kprobe_caller(size_t i, unsigned int *op)

@@ -103,15 +103,17 @@ static int count_calls(const struct ft_ksyms *ks, const char *func,
 {
 	unsigned char buf[16384];
 	uint64_t start, off;
+	size_t i, len = sizeof(buf);
 	const char *in;
-	size_t i;
 	int n = 0;
 
 	if (ft_ksyms_addr(ks, func, &start))
 		return 0;
-	if (ft_kcore_read(start, buf, sizeof(buf)))
-		return -1;
-	for (i = 0; i + 5 <= sizeof(buf); i++) {
+	/* near the end of the kernel's text, 16 KB may not all be mapped */
+	while (ft_kcore_read(start, buf, len))
+		if ((len /= 4) < 1024)
+			return -1;
+	for (i = 0; i + 5 <= len; i++) {
 		int32_t rel;
 
 		if (buf[i] != 0xe8)

@@ -412,12 +412,13 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 		}
 		if (fi->kp) {
 			if (!quiet)
-				ft_info("faulttune: kernel without the faulttune "
-					"tracepoints: recording with kprobe events "
+				ft_info("faulttune: %srecording with kprobe events "
 					"(group %s) on %s and mutex_unlock() of the "
 					"table, and lock:contention_begin/end.\n"
 					"  call sites seen: %s\n  not seen (their "
 					"acquisitions are missing): %s",
+					ft_source == FT_SRC_KPROBE ? "" :
+					"kernel without the faulttune tracepoints: ",
 					fi->kp->group, fi->kp->key_func,
 					fi->kp->covered, fi->kp->uncovered[0] ?
 					fi->kp->uncovered : "none");

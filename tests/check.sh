@@ -15,7 +15,7 @@
 #   boot	hugetlb_fault_mutexes=N applied, and refused when bad
 #   paths	kernel-paths.t alone on the patched kernel
 #   guest	the project's guest tests on the patched kernel
-#   fallback	faulttune-fallback.t and memtype-lookup.t on the stock kernel
+#   fallback	faulttune-fallback.t, faulttune-kprobe.t and memtype-lookup.t on the stock kernel
 #   memtype list	kernel-memtype.t on the stock kernel, its pat_memtype_list
 #		compared with the patched kernel's
 #   selftests	the kernel's hugetlb selftests and stress-ng on the stock and
@@ -477,7 +477,7 @@ need73 "guest: $GUEST73" && guest_tests 7.3-guest 7.3/guest 7.3/patched $GUEST73
 group "fallback: faulttune record + report on the stock kernel; memtype-lookup on stock"
 # memtype-lookup.t runs in the guest group on the patched kernel too: the
 # workload's data must be right on both
-VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm fallback-stock stock "run-tests /ft/tests/faulttune-fallback.t /ft/tests/memtype-lookup.t"
+VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm fallback-stock stock "run-tests /ft/tests/faulttune-fallback.t /ft/tests/faulttune-kprobe.t /ft/tests/memtype-lookup.t"
 rc=$?
 collect "fallback-stock/" "$logs/fallback-stock.log"
 guest_done "fallback-stock" $rc "$logs/fallback-stock.err"

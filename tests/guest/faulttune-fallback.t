@@ -7,7 +7,8 @@
 # waits are attributed to the fault mutex with their op, and to
 # memtype_lock, that the table is found through kallsyms + /proc/kcore
 # and every contended fault mutex is one of its buckets, and that the
-# report closes with its verdict.
+# report closes with its verdict.  The kprobe recorder, which record
+# chooses on this kernel, is faulttune-kprobe.t's: --source=contention.
 #
 # On the patched kernel: one trace-cmd recording of the share workload
 # with the faulttune events and lock:contention (with stacks) together,
@@ -29,7 +30,7 @@ t $? "kernel has lock:contention_begin/end"
 
 if [ ! -d $T/events/hugetlb ]; then
 	# ---- the stock kernel ----------------------------------------------
-	faulttune record -o $W/s.dat -- faulttune bench -w share -t 4 -s 64M -r 2 \
+	faulttune record --source=contention -o $W/s.dat -- faulttune bench -w share -t 4 -s 64M -r 2 \
 		>$W/s.out 2>$W/s.err
 	t $? "record the share workload on the stock kernel"
 	grep -q "falling back to lock:contention" $W/s.err
@@ -71,7 +72,7 @@ if [ ! -d $T/events/hugetlb ]; then
 	grep -q '"on_this_kernel":{.*"verdict":"[a-z-]*","reason":"' $W/s.json
 	t $? "--json carries the verdict and its reason"
 
-	faulttune record -o $W/p.dat -- faulttune bench -w punch -t 4 -s 64M -r 2 -i 20 \
+	faulttune record --source=contention -o $W/p.dat -- faulttune bench -w punch -t 4 -s 64M -r 2 -i 20 \
 		>$W/p.out 2>$W/p.err
 	t $? "record the punch workload"
 	faulttune report --json --top 100000 $W/p.dat >$W/p.json 2>&1
@@ -96,7 +97,7 @@ if [ ! -d $T/events/hugetlb ]; then
 		while [ ! -e $W/held ] && [ $i -lt 600 ] && kill -0 $hold 2>/dev/null; do
 			sleep 0.1; i=$((i + 1))
 		done
-		faulttune record -o $W/m.dat -- sh -c "
+		faulttune record --source=contention -o $W/m.dat -- sh -c "
 			(while :; do cat /sys/kernel/debug/x86/pat_memtype_list >/dev/null; done) &
 			faulttune bench -w memtype -R $bar -t 4 -i 300 -r 1; s=\$?
 			kill \$!; exit \$s" >$W/m.out 2>$W/m.err

@@ -84,5 +84,7 @@ void ft_analysis_free(struct ft_analysis *a)
 			a->consumers[i].ops->free(a->consumers[i].state);
 	a->nconsumers = 0;
 	a->contention_claimed = 0;
+	ft_kpair_free(a->kpair);
+	a->kpair = NULL;
 	ft_core_free(a);
 }

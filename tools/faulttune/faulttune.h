@@ -39,6 +39,8 @@ enum ft_kind {
 	FT_EV_HOLD,		/* *_hold: a whole acquisition, at its release */
 	FT_EV_MARKER,		/* ftrace:print from trace_marker */
 	FT_EV_STACK,		/* ftrace:kernel_stack (contention fallback) */
+	FT_EV_KP_KEY,		/* kprobe recorder: the key of a request */
+	FT_EV_KP_UNLOCK,	/* kprobe recorder: mutex_unlock() of the table */
 };
 
 struct ft_event {
@@ -63,6 +65,7 @@ struct ft_event {
 	const char *marker;	/* FT_EV_MARKER only, not owned */
 	const uint64_t *stack;	/* FT_EV_STACK only: return addresses, not owned */
 	int nstack;
+	uint64_t ip;		/* FT_EV_KP_KEY: caller; FT_EV_KP_UNLOCK: mutex */
 };
 
 /* growable vector of u64 samples */
@@ -247,6 +250,7 @@ struct ft_analysis {
 	} consumers[FT_CONSUMERS_MAX];
 	int nconsumers;
 	int contention_claimed;	/* a started one pairs lock:contention */
+	struct ft_kpair *kpair;	/* the file has the kprobe recorder's events */
 };
 
 /*
@@ -555,9 +559,10 @@ struct ft_inst {
 					 * start/acquire/release trio even where
 					 * the kernel has the *_hold summaries */
 	int summary;			/* ft_inst_enable() chose the summaries */
-	const char *systems[4];		/* enabled systems, NULL-terminated */
+	const char *systems[6];		/* enabled systems, NULL-terminated */
 	int nsys;
 	int lock;			/* owner's flock on the instance dir */
+	struct ft_kprobes *kp;		/* the kprobe recorder's, NULL: none */
 };
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb);
 int ft_inst_enable(struct ft_inst *fi, int quiet);
@@ -640,6 +645,58 @@ struct ft_fallback_sum {
 	uint32_t table_n;		/* fault mutex table size, 0: unknown */
 };
 void ft_fallback_sum(const struct ft_fallback *fb, struct ft_fallback_sum *s);
+
+/*
+ * kprobe.c: the kprobe recorder's record side, for kernels without the
+ * faulttune events: kprobe events in the group faulttune_<pid> at the
+ * hash (the key, the caller) and at mutex_unlock() of the table (the
+ * release), enabled in our instance beside lock:contention_begin/end.
+ */
+struct tracefs_dynevent;
+struct ft_kprobes {
+	char group[32];
+	struct tracefs_dynevent *key, *unlock;
+	const char *key_func;	/* the probed function */
+	int op_arg;		/* its op is an argument (the patched helper) */
+	uint64_t base;		/* the table, its size and its mutexes' stride */
+	uint32_t n, stride;
+	char covered[512];	/* "op:caller*calls,..." the key probe sees */
+	char uncovered[128];	/* "op,..." it does not */
+	int atexit_done;
+};
+/* NULL: created and enabled in inst; else why not (nothing left behind) */
+const char *ft_kprobes_create(struct ft_kprobes *kp,
+			      struct tracefs_instance *inst);
+void ft_kprobes_destroy(struct ft_kprobes *kp);	/* NULL, or again: nothing */
+int ft_kprobes_stale(int quiet);	/* removes faulttune_<pid> of dead runs */
+/* " kprobe group=... key=... table=... nbuckets=... stride=... covered=..." */
+const char *ft_kprobes_marker(const struct ft_kprobes *kp);
+
+/*
+ * kpair.c: the kprobe recorder's read side.  The reader hands it the
+ * kprobe events (FT_EV_KP_KEY / FT_EV_KP_UNLOCK), lock:contention, the
+ * markers and any hugetlb_fault_mutex_hold summaries; it gives back, at
+ * each release, the acquisition as a hold summary would carry it.  Where
+ * the file has both (record --source=both), it matches them one to one.
+ */
+struct ft_kpair;
+struct ft_kpair *ft_kpair_new(const char *file);	/* file: its kallsyms */
+/* 1: *out is an acquisition (FT_EV_HOLD) for the analysis */
+int ft_kpair_feed(struct ft_kpair *kp, const struct ft_event *ev,
+		  struct ft_event *out);
+void ft_kpair_finish(struct ft_kpair *kp);
+/* the source and its coverage (and the match); json: leading comma */
+void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt);
+void ft_kpair_free(struct ft_kpair *kp);
+/* the op of a caller of the hashing function, -1: not a known caller */
+int ft_kprobe_caller_op(const char *func, unsigned int *op);
+/* the known callers, i from 0 until NULL */
+const char *ft_kprobe_caller(size_t i, unsigned int *op);
+/* which recording report and tune read: FT_SRC_AUTO, _EVENTS, _KPROBE */
+enum ft_source { FT_SRC_AUTO, FT_SRC_EVENTS, FT_SRC_KPROBE,
+		 FT_SRC_CONTENTION, FT_SRC_BOTH };
+extern int ft_source;
+int ft_opt_source(const char *cmd, const char *s);
 
 /* bench.c: the workloads, also driven by tune */
 enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE,

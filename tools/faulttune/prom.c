@@ -100,9 +100,10 @@ char *ft_prom_render(const struct ft_watch_state *w, size_t *len)
 		return NULL;
 	meta(f, "faulttune_kernel_info", "gauge",
 	     "What the kernel lets faulttune see: variant patched (the "
-	     "faulttune tracepoints) or fallback (lock:contention_begin/end).");
+	     "faulttune tracepoints), kprobe (the kprobe recorder on a kernel "
+	     "without them) or fallback (lock:contention_begin/end).");
 	fprintf(f, "faulttune_kernel_info{variant=\"%s\",version=\"%s\"} 1\n",
-		w->fallback ? "fallback" : "patched", FT_VERSION);
+		w->fallback ? "fallback" : w->kprobe ? "kprobe" : "patched", FT_VERSION);
 	counter(f, "faulttune_windows_total",
 		"Recording windows completed and analysed.", w->windows);
 	counter(f, "faulttune_window_errors_total",

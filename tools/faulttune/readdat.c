@@ -26,7 +26,8 @@ struct ft_evdesc {
 	struct tep_format_field *f_mapping, *f_index, *f_hash, *f_bucket,
 		*f_nbuckets, *f_op, *f_contended, *f_wait, *f_hold,
 		*f_start, *f_end, *f_addr, *f_flags,
-		*f_old, *f_new, *f_dur, *f_result, *f_buf, *f_caller, *f_size;
+		*f_old, *f_new, *f_dur, *f_result, *f_buf, *f_caller, *f_size,
+		*f_lock;
 	/* a record this long has every number field in it: no check each */
 	unsigned int need;
 	/*
@@ -45,7 +46,7 @@ struct ft_evdesc {
 enum {
 	D_H_START, D_H_ACQ, D_H_REL, D_H_RESIZE, D_H_HOLD,
 	D_M_START, D_M_ACQ, D_M_REL, D_M_HOLD,
-	D_C_BEGIN, D_C_END, D_PRINT, D_STACK, D_NR
+	D_C_BEGIN, D_C_END, D_PRINT, D_STACK, D_K_KEY, D_K_UNLOCK, D_NR
 };
 
 static const struct {
@@ -65,6 +66,9 @@ static const struct {
 	{ "lock", "contention_end", FT_LK_CONTENTION, FT_EV_ACQUIRE },
 	{ "ftrace", "print", -1, FT_EV_MARKER },
 	{ "ftrace", "kernel_stack", FT_LK_CONTENTION, FT_EV_STACK },
+	/* the kprobe recorder's group faulttune_<pid> (kprobe.c) */
+	{ "faulttune_", "key", -1, FT_EV_KP_KEY },
+	{ "faulttune_", "unlock", -1, FT_EV_KP_UNLOCK },
 };
 
 struct reader {
@@ -87,6 +91,7 @@ struct reader {
 	ino_t ino;
 	/* fast path: bytes readable from the record's start (its page's) */
 	unsigned int room;
+	int kp_holds;			/* the kprobe recorder's holds to the analysis */
 };
 
 #define ID_OTHER	(-1)	/* an event of the file faulttune does not use */
@@ -320,6 +325,45 @@ static void wide_setup(struct ft_evdesc *d)
 }
 
 /*
+ * Every record to the analysis, through the kprobe recorder's pairing
+ * when the file has its events: its acquisitions go to the analysis in
+ * place of the patched kernel's summaries when those are absent or the
+ * user asked for the kprobe source (the summaries are then only matched).
+ */
+static void feed(struct reader *rd, const struct ft_event *ev)
+{
+	struct ft_event out;
+
+	if (rd->a->kpair && ft_kpair_feed(rd->a->kpair, ev, &out) &&
+	    rd->kp_holds)
+		ft_analysis_feed(rd->a, &out);
+	if (ev->kind == FT_EV_KP_KEY || ev->kind == FT_EV_KP_UNLOCK)
+		return;
+	if (rd->kp_holds && ev->lock == FT_LK_HUGETLB)
+		return;
+	ft_analysis_feed(rd->a, ev);
+}
+
+/* a kprobe recorder's event: its fields by name, each checked */
+static void decode_kprobe(struct reader *rd, const struct ft_evdesc *d,
+			  const struct tep_record *r, struct ft_event *ev,
+			  int ok, int cpu)
+{
+	if (d->kind == FT_EV_KP_KEY) {
+		ev->mapping = num(d->f_mapping, r, &ok);
+		ev->index = num(d->f_index, r, &ok);
+		ev->ip = num(d->f_caller, r, &ok);
+		ev->op = d->f_op ? num(d->f_op, r, &ok) : FT_HOP_OTHER;
+	} else {
+		ev->ip = num(d->f_lock, r, &ok);
+	}
+	if (!ok)
+		short_record(rd, cpu);
+	else
+		feed(rd, ev);
+}
+
+/*
  * A lock event with every number field inside the record: read them
  * without a check each, and set every member rather than clear the
  * event first (a memset per event was a tenth of the read).
@@ -365,10 +409,11 @@ static inline void decode_full(struct reader *rd, const struct ft_evdesc *d,
 	ev.marker = NULL;
 	ev.stack = NULL;
 	ev.nstack = 0;
+	ev.ip = 0;
 	if (!ok)
 		short_record(rd, cpu);
 	else
-		ft_analysis_feed(rd->a, &ev);
+		feed(rd, &ev);
 }
 
 /* a trace_marker write: its text, "" when it has none inside the record */
@@ -381,7 +426,7 @@ static void decode_marker(struct reader *rd, const struct ft_evdesc *d,
 	    memchr((char *)r->data + d->f_buf->offset, 0,
 		   r->size - d->f_buf->offset))
 		ev->marker = (char *)r->data + d->f_buf->offset;
-	ft_analysis_feed(rd->a, ev);
+	feed(rd, ev);
 }
 
 /* a kernel stack: the return addresses inside the record, 128 at most */
@@ -401,7 +446,7 @@ static void decode_stack(struct reader *rd, const struct ft_evdesc *d,
 	memcpy(st, (char *)r->data + off, n * 8);
 	ev->stack = st;
 	ev->nstack = (int)n;
-	ft_analysis_feed(rd->a, ev);
+	feed(rd, ev);
 }
 
 /* a lock event that may end before its fields: each one checked */
@@ -433,7 +478,7 @@ static void decode_checked(struct reader *rd, const struct ft_evdesc *d,
 	if (!ok)
 		short_record(rd, cpu);
 	else
-		ft_analysis_feed(rd->a, ev);
+		feed(rd, ev);
 }
 
 /* one record, from libtracecmd (h set) or from fast_read() (h NULL) */
@@ -467,6 +512,7 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 	if (!d)
 		goto out;
 	if (d->kind != FT_EV_MARKER && d->kind != FT_EV_STACK &&
+	    d->kind != FT_EV_KP_KEY && d->kind != FT_EV_KP_UNLOCK &&
 	    (unsigned int)r->size >= d->need) {
 		decode_full(rd, d, r, ok, cpu);
 		goto out;
@@ -482,6 +528,8 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r,
 		decode_marker(rd, d, r, &ev);
 	else if (d->kind == FT_EV_STACK)
 		decode_stack(rd, d, r, &ev, ok);
+	else if (d->kind == FT_EV_KP_KEY || d->kind == FT_EV_KP_UNLOCK)
+		decode_kprobe(rd, d, r, &ev, ok, cpu);
 	else
 		decode_checked(rd, d, r, &ev, ok, cpu);
 out:
@@ -564,6 +612,19 @@ static int common_fields(struct reader *rd, const char *file)
 	return 0;
 }
 
+/* the kprobe recorder's event name in its group faulttune_<pid> */
+static struct tep_event *kprobe_event(struct reader *rd, const char *name)
+{
+	struct tep_event **ev = tep_list_events(rd->tep, TEP_EVENT_SORT_ID);
+	int i;
+
+	for (i = 0; ev && ev[i]; i++)
+		if (!strncmp(ev[i]->system, "faulttune_", 10) &&
+		    !strcmp(ev[i]->name, name))
+			return ev[i];
+	return NULL;
+}
+
 static int setup(struct reader *rd, const char *file)
 {
 	int i, n = 0;
@@ -577,13 +638,16 @@ static int setup(struct reader *rd, const char *file)
 			&d->f_nbuckets, &d->f_op, &d->f_contended, &d->f_wait,
 			&d->f_hold, &d->f_start, &d->f_end, &d->f_addr,
 			&d->f_flags, &d->f_old, &d->f_new, &d->f_dur,
-			&d->f_result, &d->f_size,
+			&d->f_result, &d->f_size, &d->f_lock,
 		};
 		struct tep_event *e;
 		size_t k;
 
-		e = tep_find_event_by_name(rd->tep, ev_table[i].sys,
-					   ev_table[i].name);
+		if (i >= D_K_KEY)
+			e = kprobe_event(rd, ev_table[i].name);
+		else
+			e = tep_find_event_by_name(rd->tep, ev_table[i].sys,
+						   ev_table[i].name);
 		d->lock = ev_table[i].lock;
 		d->kind = ev_table[i].kind;
 		if (!e)
@@ -612,6 +676,16 @@ static int setup(struct reader *rd, const char *file)
 		d->f_buf = tep_find_field(e, "buf");
 		d->f_caller = tep_find_field(e, "caller");
 		d->f_size = tep_find_field(e, "size");
+		d->f_lock = i == D_K_UNLOCK ? tep_find_field(e, "lock") : NULL;
+		if (i >= D_K_KEY)
+			d->f_caller = tep_find_field(e, "caller");
+		if ((i == D_K_KEY && (!d->f_mapping || !d->f_index ||
+				      !d->f_caller)) ||
+		    (i == D_K_UNLOCK && !d->f_lock)) {
+			ft_err("%s: kprobe event %s:%s lacks the fields faulttune's "
+			       "kprobe recorder gives it", file, e->system, e->name);
+			return -1;
+		}
 		for (k = 0; k < sizeof(num_fields) / sizeof(num_fields[0]); k++) {
 			const struct tep_format_field *f = *num_fields[k];
 
@@ -622,7 +696,7 @@ static int setup(struct reader *rd, const char *file)
 				d->need = (unsigned int)f->offset + (unsigned int)f->size;
 		}
 		if (field_ok(file, e, d->f_buf, 0) ||
-		    field_ok(file, e, d->f_caller, 0))
+		    field_ok(file, e, d->f_caller, i >= D_K_KEY))
 			return -1;
 		wide_setup(d);
 		if ((i <= D_H_REL || i == D_H_HOLD) &&
@@ -1487,6 +1561,14 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		tracecmd_close(h);
 		return -1;
 	}
+	/* the kprobe recorder's events: its acquisitions, and which source */
+	if (rd->d[D_K_KEY].event && rd->d[D_K_UNLOCK].event &&
+	    ft_source != FT_SRC_EVENTS && ft_source != FT_SRC_CONTENTION) {
+		if (!a->kpair)	/* tune --from FILE...: one for them all */
+			a->kpair = ft_kpair_new(file);
+		rd->kp_holds = a->kpair && (ft_source == FT_SRC_KPROBE ||
+					    !rd->d[D_H_HOLD].event);
+	}
 	/* the file's formats are known: the consumers it has events for */
 	ft_consumers_start(a, file, rd->tep);
 	if (lay.plain && tracecmd_buffer_instances(h) == 0 && !lay.lib) {
@@ -1504,6 +1586,7 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	free(rd);
 	if (ret < 0)
 		return -1;
+	ft_kpair_finish(a->kpair);
 	if (!n && lay.committed) {
 		ft_err("%s: no event decoded from %llu bytes of event data "
 		       "(corrupt header_page or header_event?)", file,

@@ -297,6 +297,10 @@ static void record_usage(FILE *f)
 "                      event per acquisition emitted after the unlock (the\n"
 "                      default where the kernel has it: the trio is emitted\n"
 "                      inside the critical section and lengthens the holds)\n"
+"      --source SRC    auto (default: the faulttune events, else the kprobe\n"
+"                      recorder, else lock:contention), events, kprobe,\n"
+"                      contention, or both (events and kprobe, compared by\n"
+"                      report)\n"
 "  -h, --help\n"
 "Records in its own tracefs instance faulttune-<pid>; the command sees\n"
 "FAULTTUNE_MARKER=<path of the instance's trace_marker> for phase markers.\n");
@@ -317,6 +321,7 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "trio", no_argument, NULL, 'T' },
+		{ "source", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -343,6 +348,10 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'T':
 			o->trio = 1;
+			break;
+		case 'S':
+			if (ft_opt_source("record", optarg))
+				return -1;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -484,7 +493,8 @@ int cmd_record(int argc, char **argv)
 	fi.trio = o.trio;
 	if (ft_inst_enable(&fi, 0))
 		goto out;
-	if (fi.evset == FT_EVS_CONTENTION)
+	/* the kprobe recorder has the callers: no stack inside each wait */
+	if (fi.evset == FT_EVS_CONTENTION && !fi.kp)
 		ft_record_stack_trigger(&fi);
 	cap = ft_capture_start(&fi, o.out);
 	if (!cap)
@@ -497,6 +507,8 @@ int cmd_record(int argc, char **argv)
 		       fi.systems[0], fi.nsys > 1 ? "," : "",
 		       fi.nsys > 1 ? fi.systems[1] : "",
 		       ft_record_fallback_marker(&fi));
+	if (fi.kp)		/* what kpair.c needs to read the probes */
+		ft_inst_marker(&fi, "faulttune:%s", ft_kprobes_marker(fi.kp));
 	t0 = ft_now();
 	if (o.cmd) {
 		child = run_child(&fi, o.cmd);

@@ -29,6 +29,7 @@ static void report_usage(FILE *f)
 "      --target PCT   its collision wait target, percent of fault time\n"
 "      --sample-holds N  holds kept for the model and the what-if (default\n"
 "                     131072; past it, whole 10 ms windows; 0: every hold)\n"
+"      --source SRC   of a recording with both: events (default) or kprobe\n"
 "  -h, --help\n");
 }
 
@@ -46,6 +47,7 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "threads", required_argument, NULL, 1 },
 		{ "target", required_argument, NULL, 2 },
 		{ "sample-holds", required_argument, NULL, 3 },
+		{ "source", required_argument, NULL, 4 },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -107,6 +109,10 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 					UINT32_MAX, &v))
 				return -1;
 			o->sample_holds = v ? (size_t)v : SIZE_MAX;
+			break;
+		case 4:
+			if (ft_opt_source("report", optarg))
+				return -1;
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -672,6 +678,8 @@ static void json_lock_contention(FILE *f, const struct rep *r)
 static void print_json(FILE *f, const struct rep *r)
 {
 	json_head(f, r);
+	if (r->a->kpair)
+		ft_kpair_print(f, r->a->kpair, FT_FMT_JSON);
 	json_hugetlb(f, r);
 	json_memtype(f, r);
 	json_lock_contention(f, r);
@@ -776,6 +784,29 @@ static void text_head(FILE *f, const struct rep *r)
 			(unsigned long long)a->jhash_mismatch);
 }
 
+/*
+ * A kprobe recording comes from a kernel without the series, whose table
+ * cannot be resized: the advice is the boot parameter of the patched one.
+ */
+static void kprobe_advice_line(FILE *f, const struct ft_advice *adv)
+{
+	const struct ft_model_row *rec, *cur;
+
+	if (adv->pick.idx < 0 || !adv->nholds)
+		return;
+	rec = &adv->rows[adv->pick.idx];
+	cur = adv->current ? ft_advice_row(adv, adv->current) : NULL;
+	if (adv->pick.keep || (cur && cur->size == rec->size))
+		fprintf(f, "on this kernel: its %u mutexes are enough: the patched "
+			"kernel would not need another size (predicted collision "
+			"wait %.2f%% of fault time)\n", rec->size, rec->coll_pct);
+	else
+		fprintf(f, "on this kernel (no resizable table): boot the patched "
+			"kernel with hugetlb_fault_mutexes=%u: predicted collision "
+			"wait %.2f%% -> %.2f%% of fault time\n", rec->size,
+			cur ? cur->coll_pct : 0, rec->coll_pct);
+}
+
 /* text: the hugetlb fault mutexes: ops, resizes, buckets, what-if, advice */
 static void text_hugetlb(FILE *f, const struct rep *r)
 {
@@ -850,6 +881,8 @@ static void text_hugetlb(FILE *f, const struct rep *r)
 		fputc('\n', f);
 		ft_advice_check(f, &r->adv);
 		ft_advice_line(f, &r->adv);
+		if (r->a->kpair)
+			kprobe_advice_line(f, &r->adv);
 		ft_sharing_text(f, &r->share, r->adv.target_pct);
 	}
 }
@@ -907,6 +940,8 @@ static void text_contention(FILE *f, const struct rep *r)
 static void print_text(FILE *f, const struct rep *r)
 {
 	text_head(f, r);
+	if (r->a->kpair)
+		ft_kpair_print(f, r->a->kpair, FT_FMT_TEXT);
 	text_hugetlb(f, r);
 	text_memtype(f, r);
 	text_contention(f, r);

@@ -227,7 +227,8 @@ int ft_cleanup_stale(int quiet)
 	struct stale_ctx sc = { .quiet = quiet };
 
 	tracefs_instances_walk(stale_cb, &sc);
-	return sc.removed;
+	/* and the kprobe events of those runs, now without an instance */
+	return sc.removed + ft_kprobes_stale(quiet);
 }
 
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb)
@@ -324,14 +325,49 @@ static const char *const memtype_trio[] = {
  * Probe for the events, not for kernel versions: the faulttune events if
  * the kernel has them, else lock:contention_begin/end.
  */
+/* one a process: the atexit handler of kprobe.c may outlive fi */
+static struct ft_kprobes inst_kprobes;
+
+/*
+ * The kprobe recorder beside lock:contention (which it needs for the
+ * waits): 0, or -1 with why in *why (nothing left behind).
+ */
+static int enable_kprobes(struct ft_inst *fi, const char **why)
+{
+	*why = ft_kprobes_create(&inst_kprobes, fi->inst);
+	if (*why)
+		return -1;
+	fi->kp = &inst_kprobes;
+	fi->systems[fi->nsys++] = fi->kp->group;	/* its formats in the file */
+	return 0;
+}
+
+static int enable_contention(struct ft_inst *fi)
+{
+	return tracefs_event_file_exists(fi->inst, "lock", "contention_begin",
+					 "format") &&
+	       tracefs_event_enable(fi->inst, "lock", "contention_begin") == 0 &&
+	       tracefs_event_enable(fi->inst, "lock", "contention_end") == 0 ?
+	       0 : -1;
+}
+
 int ft_inst_enable(struct ft_inst *fi, int quiet)
 {
 	int h = have_system(fi, "hugetlb") &&
 		have_event(fi, "hugetlb", "hugetlb_fault_mutex_acquire_returned");
 	int m = have_system(fi, "memtype");
+	const char *why = NULL;
 
 	fi->nsys = 0;
 	fi->summary = 0;
+	if (ft_source == FT_SRC_KPROBE || ft_source == FT_SRC_CONTENTION)
+		h = m = 0;
+	if ((ft_source == FT_SRC_EVENTS || ft_source == FT_SRC_BOTH) && !h) {
+		ft_err("--source=%s: this kernel has no faulttune hugetlb events "
+		       "(hugetlb_fault_mutex_*)",
+		       ft_source == FT_SRC_BOTH ? "both" : "events");
+		return -1;
+	}
 	if (h || m) {
 		if (h && !enable_lock_events(fi, "hugetlb", hugetlb_summary,
 					     hugetlb_trio))
@@ -344,6 +380,15 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 			return -1;
 		}
 		fi->evset = FT_EVS_FAULTTUNE;
+		/* both sources of one run, to compare them (kpair.c) */
+		if (ft_source == FT_SRC_BOTH &&
+		    (enable_contention(fi) || enable_kprobes(fi, &why))) {
+			ft_err("--source=both: %s", why ? why :
+			       "cannot enable lock:contention_begin/end");
+			return -1;
+		}
+		if (ft_source == FT_SRC_BOTH)
+			fi->systems[fi->nsys++] = "lock";
 		if (!quiet && !h)
 			ft_info("faulttune: no hugetlb fault mutex events (kernel "
 				"without the faulttune hugetlb tracepoint patch): "
@@ -354,12 +399,31 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 				"hugetlb only");
 		return 0;
 	}
-	if (tracefs_event_file_exists(fi->inst, "lock", "contention_begin",
-				      "format") &&
-	    tracefs_event_enable(fi->inst, "lock", "contention_begin") == 0 &&
-	    tracefs_event_enable(fi->inst, "lock", "contention_end") == 0) {
+	if (enable_contention(fi) == 0) {
 		fi->systems[fi->nsys++] = "lock";
 		fi->evset = FT_EVS_CONTENTION;
+		if (ft_source != FT_SRC_CONTENTION && enable_kprobes(fi, &why)) {
+			if (ft_source == FT_SRC_KPROBE) {
+				ft_err("--source=kprobe: %s", why);
+				return -1;
+			}
+			if (!quiet)
+				ft_info("faulttune: kprobe recorder not used: %s", why);
+		}
+		if (fi->kp) {
+			if (!quiet)
+				ft_info("faulttune: %srecording with kprobe events "
+					"(group %s) on %s and mutex_unlock() of the "
+					"table, and lock:contention_begin/end.\n"
+					"  call sites seen: %s\n  not seen (their "
+					"acquisitions are missing): %s",
+					ft_source == FT_SRC_KPROBE ? "" :
+					"kernel without the faulttune tracepoints: ",
+					fi->kp->group, fi->kp->key_func,
+					fi->kp->covered, fi->kp->uncovered[0] ?
+					fi->kp->uncovered : "none");
+			return 0;
+		}
 		if (!quiet)
 			ft_info("faulttune: kernel without the faulttune tracepoints "
 				"(hugetlb_fault_mutex_*, memtype_lock_*): falling back "
@@ -443,6 +507,8 @@ void ft_inst_destroy(struct ft_inst *fi)
 		       strerror(errno));
 	tracefs_instance_free(fi->inst);
 	fi->inst = NULL;
+	ft_kprobes_destroy(fi->kp);	/* after: no instance has them on */
+	fi->kp = NULL;
 	if (fi->lock >= 0)
 		close(fi->lock);
 	fi->lock = -1;

@@ -162,9 +162,10 @@ static void put_headers(struct out *o, const struct ft_inst *fi, size_t page_siz
 	/*
 	 * kallsyms only for the lock:contention fallback, whose lock
 	 * addresses and kernel stacks report names offline (and trace-cmd
-	 * report prints the stacks with names); no trace_printk formats.
+	 * report prints the stacks with names), and for the kprobe
+	 * recorder, whose callers name the ops; no trace_printk formats.
 	 */
-	if (fi->evset == FT_EVS_CONTENTION)
+	if (fi->evset == FT_EVS_CONTENTION || fi->kp)	/* kprobes: callers */
 		put_kallsyms(o);
 	else
 		put32(o, 0);

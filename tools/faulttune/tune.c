@@ -224,6 +224,8 @@ static void tune_usage(FILE *f)
 "                      (gnuplot; .png, else SVG)\n"
 "      --from FILE...  advice from recordings (faulttune record, trace-cmd\n"
 "                      record -e hugetlb); changes nothing, needs no root\n"
+"      --source SRC    --from: of a recording with both, events (default) or\n"
+"                      kprobe (the kprobe recorder's acquisitions)\n"
 "      --force         --from: use recordings even when damaged records had\n"
 "                      to be skipped, as report --force\n"
 "      --timeout SEC   --from: give up on a file the reader has not finished\n"
@@ -262,6 +264,7 @@ static const struct option tune_lo[] = {
 	{ "budget-time", required_argument, NULL, 5 },
 	{ "force", no_argument, NULL, 6 },
 	{ "timeout", required_argument, NULL, 7 },
+	{ "source", required_argument, NULL, 8 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -399,6 +402,10 @@ static int tune_opt_other(struct tune_ctx *c, int o, const char *arg, int *from)
 		break;
 	case 4:
 		c->plot = arg;
+		break;
+	case 8:
+		if (ft_opt_source("tune", arg))
+			return -1;
 		break;
 	default:
 		return 1;

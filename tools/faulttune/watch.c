@@ -325,6 +325,16 @@ static int events_on(struct ft_inst *fi, int on)
 {
 	int i, r = 0;
 
+	if (fi->kp) {	/* the kprobe recorder: its probes and the waits */
+		r |= on ? tracefs_event_enable(fi->inst, fi->kp->group, NULL) :
+			tracefs_event_disable(fi->inst, fi->kp->group, NULL);
+		r |= on ? tracefs_event_enable(fi->inst, "lock", "contention_begin") :
+			tracefs_event_disable(fi->inst, "lock", "contention_begin");
+		r |= on ? tracefs_event_enable(fi->inst, "lock", "contention_end") :
+			tracefs_event_disable(fi->inst, "lock", "contention_end");
+		if (fi->evset == FT_EVS_CONTENTION)
+			return r ? -1 : 0;
+	}
 	if (fi->evset == FT_EVS_CONTENTION) {
 		if (on) {
 			ft_record_stack_trigger(fi);
@@ -382,6 +392,9 @@ static int record_window(struct watch_ctx *c, uint64_t *lost)
 			       c->fi.nsys > 1 ? "," : "",
 			       c->fi.nsys > 1 ? c->fi.systems[1] : "",
 			       c->fallback_marker);
+		if (c->fi.kp)	/* what kpair.c needs to read the probes */
+			ft_inst_marker(&c->fi, "faulttune:%s",
+				       ft_kprobes_marker(c->fi.kp));
 		end = ft_now() + c->o.window;
 		while (!ft_stop && ft_now() < end) {
 			if (ft_capture_poll(cap) < 0) {
@@ -517,6 +530,10 @@ static int read_window(void *arg)
 		fb = ft_consumer_state(&a, &ft_fallback_consumer);
 		r->lost_events = a.lost_events;
 		r->fallback = !!fb;
+		/* the kprobe recorder's acquisitions are the patched kind */
+		if (a.kpair)
+			fb = NULL;
+		r->fallback = !!fb;
 		ret = fb ? window_fallback(fb, r) :
 			window_patched(&a, ra->target, r);
 	}
@@ -531,7 +548,8 @@ static void take_window(struct watch_ctx *c, const struct window_result *r,
 	struct ft_watch_state *w = &c->st;
 	int k;
 
-	w->fallback = c->fi.evset == FT_EVS_CONTENTION;
+	w->fallback = c->fi.evset == FT_EVS_CONTENTION && !c->fi.kp;
+	w->kprobe = !!c->fi.kp;
 	w->have_window = 1;
 	w->end_unix = (double)time(NULL);
 	w->lost = lost + r->lost_events;

@@ -16,6 +16,7 @@ struct ft_watch_ops {
 
 struct ft_watch_state {
 	int fallback;		/* lock:contention: no holds, no hashes */
+	int kprobe;		/* the kprobe recorder's acquisitions */
 	double window_s;	/* the windows' length, as configured */
 	/* the last window (gauges); a value < 0 or 0 size: not known */
 	int have_window;

@@ -79,7 +79,7 @@ void ft_watch_line(FILE *f, const struct ft_watch_state *w, enum ft_fmt fmt,
 			"\"overridden\":%s,\"settled\":%s,"
 			"\"inseparable_from\":%s}\n", w->end_unix,
 			(unsigned long long)w->windows,
-			w->fallback ? "fallback" : "patched", w->window_s,
+			w->fallback ? "fallback" : w->kprobe ? "kprobe" : "patched", w->window_s,
 			w->fallback ? "null" : acq, (unsigned long long)w->contended,
 			(unsigned long long)w->wait_ns,
 			w->coll_ratio < 0 ? "null" : coll,
@@ -99,7 +99,7 @@ void ft_watch_line(FILE *f, const struct ft_watch_state *w, enum ft_fmt fmt,
 				"recommended,predicted_collision_pct,lost,"
 				"overridden,settled,inseparable_from\n");
 		fprintf(f, "%.0f,%s,%s,%llu,%llu,%s,%s,%s,%s,%s,%llu,%d,%s,%s\n",
-			w->end_unix, w->fallback ? "fallback" : "patched",
+			w->end_unix, w->fallback ? "fallback" : w->kprobe ? "kprobe" : "patched",
 			w->fallback ? "" : acq, (unsigned long long)w->contended,
 			(unsigned long long)w->wait_ns,
 			w->coll_ratio < 0 ? "" : coll,

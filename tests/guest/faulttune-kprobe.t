@@ -1,0 +1,181 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# faulttune's kprobe recorder (kprobe.c, kpair.c); TAP output.
+#
+# Both kernels: record the share workload with kprobe events; the probes
+# are gone afterwards (and after SIGINT, and a killed run's are removed by
+# the next run with a message), a kprobe of somebody else is left alone,
+# trace-cmd report reads the file, and faulttune report gives the per-op
+# table, the what-if and a recommendation from it, with the source and
+# the call sites it saw.
+#
+# The patched kernel (the ground truth): its hugetlb_fault_mutex_hold
+# events and the kprobe recorder record one run together
+# (--source=both); every acquisition is matched one to one, and the keys,
+# the hash, the bucket and contended must agree; waits and holds are
+# compared (their differences printed).  The recommendations from either
+# source of that one run must agree.
+T=/sys/kernel/tracing
+W=/tmp/ft-kprobe.$$
+. "$(dirname "$0")/lib.sh"
+# the number after "KEY": in the first match of PATTERN (a sed regex)
+after() { sed -n "s/.*$1\([0-9][0-9]*\).*/\1/p" "$2" | head -n 1; }
+ours() { grep -c 'faulttune_' $T/dynamic_events; }
+
+mkdir -p $W
+[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
+[ -w $T/kprobe_events ]
+t $? "kernel has kprobe_events (CONFIG_KPROBE_EVENTS)"
+if [ -d $T/events/hugetlb ]; then kernel=patched; else kernel=stock; fi
+echo "# kernel: $kernel ($(uname -r))"
+
+# somebody else's probe, which faulttune must leave alone
+echo 'p:other/mine do_sys_openat2' >> $T/kprobe_events
+t $? "a probe of another tool: other/mine"
+before=$(cat $T/kprobe_events)
+
+# ---- record on the kprobe source -----------------------------------------
+faulttune record --source=kprobe -o $W/k.dat -- \
+	faulttune bench -w share -t 4 -s 64M -r 2 >$W/k.out 2>$W/k.err
+t $? "record --source=kprobe the share workload"
+sed 's/^/# /' $W/k.err | head -8
+grep -q 'recording with kprobe events (group faulttune_[0-9]*) on hugetlb_fault_mutex_' $W/k.err
+t $? "record says it records with kprobe events, and on which function"
+grep -q 'call sites seen: .*fault:' $W/k.err
+t $? "record says which call sites it sees (the fault path among them)"
+[ "$(ours)" = 0 ]
+t $? "no faulttune kprobe left after the run"
+[ "$(cat $T/kprobe_events)" = "$before" ]
+t $? "kprobe_events as before: other/mine still there, nothing added"
+if [ $kernel = stock ]; then
+	faulttune record -o $W/a.dat -- faulttune bench -w share -t 2 -s 16M -r 1 \
+		>/dev/null 2>$W/a.err
+	t $? "record without --source on the stock kernel"
+	grep -q 'recording with kprobe events' $W/a.err
+	t $? "chooses the kprobe recorder by itself where the faulttune events are absent"
+fi
+
+trace-cmd report $W/k.dat >$W/k.txt 2>&1
+t $? "trace-cmd report reads the recording"
+grep -q ' key: .*mapping=0x[0-9a-f]* index=[0-9]* caller=0x' $W/k.txt &&
+	grep -q ' unlock: .*lock=0x' $W/k.txt
+t $? "trace-cmd report shows the key and unlock probes with their fields"
+
+faulttune report --top 5 $W/k.dat >$W/k.rep 2>&1
+t $? "faulttune report reads it"
+faulttune report --json $W/k.dat >$W/k.json 2>&1
+t $? "faulttune report --json reads it"
+sed -n '/^source: kprobe/,/^  acquisitions/p' $W/k.rep | sed 's/^/# /'
+grep -q '"source":"kprobe"' $W/k.json
+t $? "--json says the source is the kprobe recorder"
+acq=$(after '"keys":[0-9]*,"acquisitions":' $W/k.json)
+faults=$(after '"name":"fault","acquisitions":' $W/k.json)
+echo "# kprobe acquisitions: $acq, of which fault: ${faults:-?}"
+# the share workload: 4 processes fault the same 32 pages of 2 MB, twice
+[ "${acq:-0}" -ge 256 ] && [ "${faults:-0}" -ge 256 ]
+t $? "acquisitions of the fault op: at least 4 x 32 x 2 (${faults:-0})"
+grep -q '^what-if' $W/k.rep || grep -qi 'what-if' $W/k.rep
+t $? "the report has the what-if table"
+grep -Eq '^recommendation: (keep )?[0-9]+' $W/k.rep
+t $? "and a recommendation"
+grep -q '"jhash_mismatch":0' $W/k.json || ! grep -q '"jhash_mismatch"' $W/k.json
+t $? "every recorded hash is the kernel's jhash2 of its key"
+faulttune tune --from $W/k.dat --json >$W/kt.json 2>$W/kt.err
+t $? "tune --from reads the kprobe recording"
+krec=$(jnum recommended $W/kt.json)
+echo "# tune --from (kprobe): recommended ${krec:-?}"
+
+# ---- SIGINT and a killed run ---------------------------------------------
+faulttune record --source=kprobe -o $W/i.dat >/dev/null 2>&1 &
+p=$!
+i=0
+while [ $i -lt 30 ] && ! grep -q "faulttune_$p/" $T/dynamic_events; do sleep 1; i=$((i + 1)); done
+grep -q "faulttune_$p/key" $T/dynamic_events
+t $? "a running record has its probes in faulttune_$p"
+kill -INT $p
+wait $p
+[ "$(ours)" = 0 ] && [ "$(cat $T/kprobe_events)" = "$before" ]
+t $? "SIGINT: the probes are removed"
+faulttune record --source=kprobe -o $W/x.dat >/dev/null 2>&1 &
+p=$!
+i=0
+while [ $i -lt 30 ] && ! grep -q "faulttune_$p/" $T/dynamic_events; do sleep 1; i=$((i + 1)); done
+kill -KILL $p
+wait $p 2>/dev/null
+grep -q "faulttune_$p/key" $T/dynamic_events
+t $? "SIGKILL leaves the probes of faulttune_$p behind"
+faulttune record --source=kprobe -o $W/y.dat -- true >/dev/null 2>$W/y.err
+t $? "the next record runs"
+grep -q "removed stale kprobe event faulttune_$p/" $W/y.err
+t $? "and removes the killed run's probes, saying so"
+[ "$(ours)" = 0 ] && [ "$(cat $T/kprobe_events)" = "$before" ]
+t $? "nothing of faulttune's left, other/mine untouched"
+
+# ---- refusals: one line, nothing left behind, the fallback's columns -------
+[ -d /sys/kernel/debug/kprobes ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+black=$(sed -n 's/^0x[0-9a-f]*-0x[0-9a-f]*\t\([a-z_][a-z0-9_]*\)$/\1/p' \
+	/sys/kernel/debug/kprobes/blacklist 2>/dev/null | while read -r f; do
+		grep -q " [tT] $f\$" /proc/kallsyms && { echo "$f"; break; }; done)
+for c in "no_such_function_ft:not in kallsyms" \
+	 "do_sys_openat2:out of line (inlined everywhere" \
+	 "${black:-none}:is on the kernel's kprobe blacklist"; do
+	f=${c%%:*} why=${c#*:}
+	if [ "$f" = none ]; then
+		skip "refusal: a blacklisted function" "no blacklisted text symbol in kallsyms"
+		continue
+	fi
+	FAULTTUNE_KPROBE_FUNC=$f faulttune record --source=kprobe -o $W/r.dat -- true \
+		>/dev/null 2>$W/r.err
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l < $W/r.err)" = 1 ] && grep -q "^faulttune: --source=kprobe: .*$why" $W/r.err
+	t $? "--source=kprobe, key on $f: exit 1 with one line ($(cat $W/r.err))"
+	[ "$(ours)" = 0 ] && [ "$(cat $T/kprobe_events)" = "$before" ] && [ "$(insts)" = 0 ]
+	t $? "  and nothing left behind"
+	if [ $kernel = stock ]; then
+		FAULTTUNE_KPROBE_FUNC=$f faulttune record -o $W/r.dat -- true \
+			>/dev/null 2>$W/r.err
+		t $? "  auto: still records"
+		grep -q "^faulttune: kprobe recorder not used: .*$why" $W/r.err &&
+			grep -q 'falling back to lock:contention' $W/r.err &&
+			grep -q 'cannot attribute: (mapping, index), hold times' $W/r.err
+		t $? "  auto: says why, falls back to lock:contention and names the empty columns"
+	fi
+done
+
+# ---- the patched kernel: both sources of one run ---------------------------
+if [ $kernel = patched ]; then
+	for w in share threads; do
+		faulttune record --source=both -o $W/b-$w.dat -- \
+			faulttune bench -w $w -t 4 -s 64M -r 2 >$W/b.out 2>$W/b.err
+		t $? "$w: record the faulttune events and the kprobe recorder together"
+		faulttune report --json $W/b-$w.dat >$W/b.json 2>&1
+		t $? "$w: report --json reads it"
+		faulttune report $W/b-$w.dat 2>&1 | sed -n '/^source: kprobe/,/kprobe - event/p' | sed 's/^/# /'
+		s=$(after '"match":{"summaries":' $W/b.json)
+		m=$(after '"matched":' $W/b.json)
+		k=$(after '"keys":[0-9]*,"acquisitions":' $W/b.json)
+		h=$(after '"same_hash":' $W/b.json)
+		bk=$(after '"same_bucket":' $W/b.json)
+		c=$(after '"same_contended":' $W/b.json)
+		echo "# $w: summaries ${s:-?}, kprobe acquisitions ${k:-?}, matched ${m:-?}, hash ${h:-?}, bucket ${bk:-?}, contended ${c:-?}"
+		[ "${s:-0}" -gt 0 ] && [ $((100 * ${m:-0})) -ge $((99 * s)) ] &&
+			[ $((100 * ${m:-0})) -ge $((99 * ${k:-0})) ]
+		t $? "$w: >= 99% of acquisitions matched one to one (${m:-0} of ${s:-0} events, ${k:-0} kprobe)"
+		[ "${m:-0}" -gt 0 ] && [ "$h" = "$m" ] && [ "$bk" = "$m" ]
+		t $? "$w: every matched acquisition has the same hash and bucket (${h:-0}, ${bk:-0} of ${m:-0})"
+		[ $((100 * ${c:-0})) -ge $((99 * ${m:-1})) ]
+		t $? "$w: contended agrees on >= 99% of them (${c:-0} of ${m:-0})"
+		faulttune tune --from $W/b-$w.dat --json >$W/be.json 2>/dev/null
+		re=$(jnum recommended $W/be.json)
+		faulttune tune --from $W/b-$w.dat --json --source=kprobe >$W/bk.json 2>/dev/null
+		rk=$(jnum recommended $W/bk.json)
+		echo "# $w: recommended from the events ${re:-?}, from the kprobe recorder ${rk:-?}"
+		[ -n "$re" ] && [ "$re" = "$rk" ]
+		t $? "$w: the same recommendation from either source of one run (${re:-?}, ${rk:-?})"
+	done
+fi
+
+echo '-:other/mine' >> $T/kprobe_events
+rm -rf $W
+echo "1..$n"
+exit $fail

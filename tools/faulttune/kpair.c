@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kprobe recorder's read side: turn what kprobe.c recorded on a kernel
+ * without the faulttune events into the acquisitions the patched kernel's
+ * hugetlb_fault_mutex_hold event describes, one at each release.
+ *
+ * Per task, in time order:
+ *   key (mapping, index, caller)   a request: the hash and so the bucket
+ *                                  at any size are computed here
+ *                                  (ft_fault_hash(), jhash2 as the kernel's);
+ *                                  a key the task already holds is the
+ *                                  kernel hashing again to drop the mutex
+ *                                  (hugetlb_no_page's entry, the userfault
+ *                                  and wp drops), not a new request;
+ *   lock:contention_begin/end      on the table's mutex: the wait; the end
+ *                                  is the acquisition (with lock debugging
+ *                                  every mutex_lock() has them);
+ *   unlock (mutex_unlock())        the release: the acquisition goes out.
+ *
+ * contended, as the patched kernel's trylock says it: another task owned
+ * the bucket when this one asked, or the wait slept (a contention_begin
+ * without LCB_F_SPIN).  The op is the caller's, from the return address
+ * and the file's kallsyms; the patched helper passes it as an argument.
+ *
+ * A file with the patched kernel's summaries too (record --source=both)
+ * has two accounts of each acquisition: they are matched one to one, per
+ * task and key, and the match is what ft_kpair_print() reports.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "faulttune.h"
+
+#define LCB_F_SPIN	(1U << 0)	/* include/trace/events/lock.h */
+#define KP_QUEUE	16		/* a task's holds awaiting their summary */
+
+enum { KP_IDLE, KP_REQ, KP_HELD };
+
+struct kp_hold {
+	uint64_t mapping, index, wait_ns, hold_ns;
+	uint32_t hash;
+	int contended;
+	unsigned int op;
+};
+
+struct kp_task {
+	int pid, state;
+	uint64_t mapping, index, req, acq;
+	uint32_t hash, bucket;
+	unsigned int op;
+	int contended, slept, recomputes;
+	struct kp_hold q[KP_QUEUE];	/* emitted, not yet matched */
+	int qn;
+};
+
+struct ft_kpair {
+	struct ft_ksyms *ks;
+	int have_table, op_arg;
+	uint64_t base;
+	uint32_t n, stride;
+	char key_func[64], covered[512], uncovered[128];
+	struct kp_task **owner;		/* [n]: who holds or is taking it */
+	struct ft_map tasks;		/* pid + 1 -> struct kp_task */
+	uint64_t keys, acquisitions, recomputes, no_table, unknown_caller;
+	uint64_t unlock_nokey, bucket_mismatch, replaced, open_at_end;
+	uint64_t op_n[FT_HOP_NR];
+	/* against the summaries */
+	uint64_t summaries, matched, kp_only, ev_only, same_hash, same_bucket,
+		 same_contended, same_op;
+	struct ft_hist wait_diff, hold_diff;	/* |kprobe - event| */
+	int64_t hold_diff_sum, wait_diff_sum;
+};
+
+/*
+ * Which caller hashes for which op (include/linux/hugetlb.h's
+ * HUGETLB_FAULT_OP_* of the patched kernel name the same call sites).
+ * Static callers may be inlined into their own callers: those are listed
+ * too, under the op of the site they carry.
+ */
+static const struct {
+	const char *func;
+	unsigned int op;
+} callers[] = {
+	{ "hugetlb_fault", FT_HOP_FAULT },
+	{ "hugetlb_no_page", FT_HOP_FAULT },
+	{ "hugetlb_wp", FT_HOP_WP },
+	{ "hugetlb_handle_userfault", FT_HOP_USERFAULT },
+	{ "hugetlbfs_fallocate", FT_HOP_FALLOCATE },
+	{ "remove_inode_hugepages", FT_HOP_PUNCH },
+	{ "hugetlbfs_punch_hole", FT_HOP_PUNCH },
+	{ "hugetlbfs_evict_inode", FT_HOP_PUNCH },
+	{ "hugetlb_vmtruncate", FT_HOP_PUNCH },
+	{ "hugetlbfs_setattr", FT_HOP_PUNCH },
+	{ "memfd_alloc_folio", FT_HOP_MEMFD },
+	{ "mfill_atomic_hugetlb", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic_copy", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic_continue", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic_poison", FT_HOP_UFFD_COPY },
+};
+
+const char *ft_kprobe_caller(size_t i, unsigned int *op)
+{
+	if (i >= sizeof(callers) / sizeof(callers[0]))
+		return NULL;
+	*op = callers[i].op;
+	return callers[i].func;
+}
+
+int ft_kprobe_caller_op(const char *func, unsigned int *op)
+{
+	size_t i;
+
+	for (i = 0; func && i < sizeof(callers) / sizeof(callers[0]); i++)
+		if (!strcmp(callers[i].func, func)) {
+			*op = callers[i].op;
+			return 0;
+		}
+	return -1;
+}
+
+int ft_source = FT_SRC_AUTO;
+
+int ft_opt_source(const char *cmd, const char *s)
+{
+	static const char *const names[] = {
+		[FT_SRC_AUTO] = "auto", [FT_SRC_EVENTS] = "events",
+		[FT_SRC_KPROBE] = "kprobe", [FT_SRC_CONTENTION] = "contention",
+		[FT_SRC_BOTH] = "both",
+	};
+	int i;
+
+	for (i = 0; s && i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(s, names[i])) {
+			ft_source = i;
+			return 0;
+		}
+	ft_err("%s: bad --source '%s': want auto, events, kprobe, contention "
+	       "or both", cmd, s ? s : "");
+	return -1;
+}
+
+struct ft_kpair *ft_kpair_new(const char *file)
+{
+	struct ft_kpair *kp = calloc(1, sizeof(*kp));
+	size_t len;
+	char *text;
+
+	if (!kp)
+		return NULL;
+	text = file ? ft_tracedat_kallsyms(file, &len) : NULL;
+	if (text)
+		kp->ks = ft_ksyms_parse(text, len);
+	return kp;
+}
+
+static const char *marker_val(const char *m, const char *key, char *buf,
+			      size_t len)
+{
+	const char *p = strstr(m, key);
+	size_t n;
+
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	n = strcspn(p, " ");
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* record's start marker: " kprobe group=... key=... table=0x... ..." */
+static void on_marker(struct ft_kpair *kp, const char *m)
+{
+	char v[64];
+	uint64_t n = 0, stride = 0;
+
+	if (kp->have_table || !m || !strstr(m, " kprobe group="))
+		return;
+	if (!marker_val(m, " table=0x", v, sizeof(v)))
+		return;
+	kp->base = strtoull(v, NULL, 16);
+	if (!marker_val(m, " nbuckets=", v, sizeof(v)) ||
+	    ft_parse_uint(v, 1, 1U << 30, &n) || !ft_is_pow2(n) ||
+	    !marker_val(m, " stride=", v, sizeof(v)) ||
+	    ft_parse_uint(v, 1, 1 << 20, &stride))
+		return;
+	kp->owner = calloc(n, sizeof(*kp->owner));
+	if (!kp->owner)
+		return;
+	kp->n = n;
+	kp->stride = stride;
+	kp->have_table = 1;
+	marker_val(m, " key=", kp->key_func, sizeof(kp->key_func));
+	kp->op_arg = !strcmp(kp->key_func, "hugetlb_fault_mutex_lock");
+	marker_val(m, " covered=", kp->covered, sizeof(kp->covered));
+	marker_val(m, " uncovered=", kp->uncovered, sizeof(kp->uncovered));
+}
+
+static struct kp_task *task(struct ft_kpair *kp, int pid)
+{
+	void **slot = ft_map_get(&kp->tasks, (uint64_t)pid + 1, 1);
+
+	if (!slot)
+		return NULL;
+	if (!*slot) {
+		struct kp_task *t = calloc(1, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		t->pid = pid;
+		*slot = t;
+	}
+	return *slot;
+}
+
+static int in_table(const struct ft_kpair *kp, uint64_t addr, uint32_t *bucket)
+{
+	if (!kp->have_table || addr < kp->base ||
+	    addr >= kp->base + (uint64_t)kp->n * kp->stride ||
+	    (addr - kp->base) % kp->stride)
+		return 0;
+	*bucket = (addr - kp->base) / kp->stride;
+	return 1;
+}
+
+/* the bucket's owner, if it still is (a lost release does not stick) */
+static struct kp_task *owner_of(struct ft_kpair *kp, uint32_t bucket)
+{
+	struct kp_task *o = kp->owner[bucket];
+
+	if (o && (o->state == KP_IDLE || o->bucket != bucket))
+		o = kp->owner[bucket] = NULL;
+	return o;
+}
+
+static void drop(struct ft_kpair *kp, struct kp_task *t)
+{
+	if (t->state != KP_IDLE && kp->owner[t->bucket] == t)
+		kp->owner[t->bucket] = NULL;
+	t->state = KP_IDLE;
+}
+
+static unsigned int caller_op(struct ft_kpair *kp, const struct ft_event *ev,
+			      const char **func)
+{
+	uint64_t off;
+	unsigned int op;
+
+	*func = kp->ks ? ft_ksyms_func(kp->ks, ev->ip, &off) : NULL;
+	if (kp->op_arg)
+		return ev->op < FT_HOP_OTHER ? ev->op : FT_HOP_OTHER;
+	if (ft_kprobe_caller_op(*func, &op)) {
+		kp->unknown_caller++;
+		return FT_HOP_OTHER;
+	}
+	return op;
+}
+
+static void on_key(struct ft_kpair *kp, const struct ft_event *ev)
+{
+	struct kp_task *t = task(kp, ev->pid);
+	const char *func;
+	unsigned int op;
+	struct kp_task *o;
+
+	if (!t)
+		return;
+	kp->keys++;
+	if (!kp->have_table) {
+		kp->no_table++;
+		return;
+	}
+	op = caller_op(kp, ev, &func);
+	if (t->state != KP_IDLE && t->mapping == ev->mapping &&
+	    t->index == ev->index) {
+		/* hashed again to drop it: names the drop's op */
+		kp->recomputes++;
+		t->recomputes++;
+		if (op == FT_HOP_WP || op == FT_HOP_USERFAULT)
+			t->op = op;
+		else if (t->op == FT_HOP_FAULT && t->recomputes >= 2)
+			t->op = FT_HOP_USERFAULT;
+		return;
+	}
+	if (t->state != KP_IDLE) {
+		kp->replaced++;		/* its release was not seen */
+		drop(kp, t);
+	}
+	t->state = KP_REQ;
+	t->mapping = ev->mapping;
+	t->index = ev->index;
+	t->hash = ft_fault_hash(ev->mapping, ev->index);
+	t->bucket = t->hash & (kp->n - 1);
+	t->op = op;
+	t->req = t->acq = ev->ts;
+	t->slept = t->recomputes = 0;
+	o = owner_of(kp, t->bucket);
+	t->contended = o && o != t;
+	if (!o)
+		kp->owner[t->bucket] = t;
+}
+
+static void on_contention(struct ft_kpair *kp, const struct ft_event *ev)
+{
+	struct kp_task *t;
+	uint32_t bucket;
+
+	if (!in_table(kp, ev->mapping, &bucket))
+		return;
+	t = task(kp, ev->pid);
+	if (!t || t->state != KP_REQ || t->bucket != bucket)
+		return;
+	if (ev->kind == FT_EV_START) {
+		if (!(ev->index & LCB_F_SPIN))
+			t->slept = 1;
+		return;
+	}
+	t->acq = ev->ts;
+	t->state = KP_HELD;
+	kp->owner[bucket] = t;
+}
+
+static void match_push(struct kp_task *t, const struct ft_event *out)
+{
+	struct kp_hold *h;
+
+	if (t->qn == KP_QUEUE) {	/* never matched: the oldest goes */
+		memmove(t->q, t->q + 1, sizeof(t->q[0]) * (KP_QUEUE - 1));
+		t->qn--;
+	}
+	h = &t->q[t->qn++];
+	h->mapping = out->mapping;
+	h->index = out->index;
+	h->hash = out->hash;
+	h->contended = out->contended;
+	h->op = out->op;
+	h->wait_ns = out->wait_ns;
+	h->hold_ns = out->hold_ns;
+}
+
+static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
+		     struct ft_event *out)
+{
+	struct kp_task *t;
+	uint32_t bucket;
+
+	if (!in_table(kp, ev->ip, &bucket))
+		return 0;
+	t = task(kp, ev->pid);
+	if (!t)
+		return 0;
+	if (t->state == KP_IDLE) {
+		kp->unlock_nokey++;	/* wp's retake, or a caller not seen */
+		return 0;
+	}
+	if (t->bucket != bucket)
+		kp->bucket_mismatch++;
+	memset(out, 0, sizeof(*out));
+	out->ts = ev->ts;
+	out->cpu = ev->cpu;
+	out->pid = ev->pid;
+	out->lock = FT_LK_HUGETLB;
+	out->kind = FT_EV_HOLD;
+	out->op = t->op;
+	out->mapping = t->mapping;
+	out->index = t->index;
+	out->hash = t->hash;
+	out->bucket = t->bucket;
+	out->nbuckets = kp->n;
+	out->contended = t->contended || t->slept;
+	out->wait_ns = t->acq - t->req;
+	out->hold_ns = ev->ts - t->acq;
+	drop(kp, t);
+	kp->acquisitions++;
+	kp->op_n[out->op < FT_HOP_NR ? out->op : FT_HOP_OTHER]++;
+	match_push(t, out);
+	return 1;
+}
+
+static uint64_t absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* a summary of the patched kernel: the same acquisition, as it saw it */
+static void on_summary(struct ft_kpair *kp, const struct ft_event *ev)
+{
+	struct kp_task *t = task(kp, ev->pid);
+	struct kp_hold *h;
+	int i;
+
+	kp->summaries++;
+	if (!t)
+		return;
+	for (i = 0; i < t->qn; i++)
+		if (t->q[i].mapping == ev->mapping && t->q[i].index == ev->index)
+			break;
+	if (i == t->qn) {
+		kp->ev_only++;
+		return;
+	}
+	kp->kp_only += i;	/* older ones the kernel did not report */
+	h = &t->q[i];
+	kp->matched++;
+	kp->same_hash += h->hash == ev->hash;
+	kp->same_bucket += ev->nbuckets &&
+			   (h->hash & (ev->nbuckets - 1)) == ev->bucket;
+	kp->same_contended += !h->contended == !ev->contended;
+	kp->same_op += h->op == ev->op;
+	ft_hist_add(&kp->wait_diff, absdiff(h->wait_ns, ev->wait_ns));
+	ft_hist_add(&kp->hold_diff, absdiff(h->hold_ns, ev->hold_ns));
+	kp->wait_diff_sum += (int64_t)h->wait_ns - (int64_t)ev->wait_ns;
+	kp->hold_diff_sum += (int64_t)h->hold_ns - (int64_t)ev->hold_ns;
+	memmove(t->q, t->q + i + 1, sizeof(t->q[0]) * (t->qn - i - 1));
+	t->qn -= i + 1;
+}
+
+int ft_kpair_feed(struct ft_kpair *kp, const struct ft_event *ev,
+		  struct ft_event *out)
+{
+	switch (ev->kind) {
+	case FT_EV_MARKER:
+		on_marker(kp, ev->marker);
+		return 0;
+	case FT_EV_KP_KEY:
+		on_key(kp, ev);
+		return 0;
+	case FT_EV_KP_UNLOCK:
+		return on_unlock(kp, ev, out);
+	case FT_EV_START:
+	case FT_EV_ACQUIRE:
+		if (ev->lock == FT_LK_CONTENTION)
+			on_contention(kp, ev);
+		return 0;
+	case FT_EV_HOLD:
+		if (ev->lock == FT_LK_HUGETLB)
+			on_summary(kp, ev);
+		return 0;
+	}
+	return 0;
+}
+
+static void finish_task(void *p, void *data)
+{
+	struct ft_kpair *kp = data;
+	struct kp_task *t = p;
+
+	if (t->state != KP_IDLE)
+		kp->open_at_end++;
+	if (kp->summaries)
+		kp->kp_only += t->qn;
+	t->qn = 0;
+}
+
+void ft_kpair_finish(struct ft_kpair *kp)
+{
+	size_t i;
+
+	for (i = 0; kp && i < kp->tasks.cap; i++)
+		if (kp->tasks.vals[i])
+			finish_task(kp->tasks.vals[i], kp);
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * a / b : 0;
+}
+
+void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
+{
+	uint64_t both = kp->summaries > kp->acquisitions ? kp->summaries :
+			kp->acquisitions;
+	char b[6][32];
+	int op;
+
+	if (fmt == FT_FMT_JSON) {
+		fprintf(f, ",\"source\":\"kprobe\",\"kprobe\":{\"key\":");
+		ft_json_str(f, kp->key_func);
+		fprintf(f, ",\"covered\":");
+		ft_json_str(f, kp->covered);
+		fprintf(f, ",\"uncovered\":");
+		ft_json_str(f, kp->uncovered);
+		fprintf(f, ",\"keys\":%llu,\"acquisitions\":%llu,\"recomputed\":%llu,"
+			"\"unlock_without_key\":%llu,\"open_at_end\":%llu,"
+			"\"unknown_caller\":%llu",
+			(unsigned long long)kp->keys,
+			(unsigned long long)kp->acquisitions,
+			(unsigned long long)kp->recomputes,
+			(unsigned long long)kp->unlock_nokey,
+			(unsigned long long)kp->open_at_end,
+			(unsigned long long)kp->unknown_caller);
+		if (kp->summaries)
+			fprintf(f, ",\"match\":{\"summaries\":%llu,\"matched\":%llu,"
+				"\"kprobe_only\":%llu,\"events_only\":%llu,"
+				"\"same_hash\":%llu,\"same_bucket\":%llu,"
+				"\"same_contended\":%llu,\"same_op\":%llu,"
+				"\"wait_diff_p50_ns\":%llu,\"wait_diff_p99_ns\":%llu,"
+				"\"hold_diff_p50_ns\":%llu,\"hold_diff_p99_ns\":%llu}",
+				(unsigned long long)kp->summaries,
+				(unsigned long long)kp->matched,
+				(unsigned long long)kp->kp_only,
+				(unsigned long long)kp->ev_only,
+				(unsigned long long)kp->same_hash,
+				(unsigned long long)kp->same_bucket,
+				(unsigned long long)kp->same_contended,
+				(unsigned long long)kp->same_op,
+				(unsigned long long)ft_hist_percentile(&kp->wait_diff, 50),
+				(unsigned long long)ft_hist_percentile(&kp->wait_diff, 99),
+				(unsigned long long)ft_hist_percentile(&kp->hold_diff, 50),
+				(unsigned long long)ft_hist_percentile(&kp->hold_diff, 99));
+		fprintf(f, "}");
+		return;
+	}
+	if (fmt != FT_FMT_TEXT)
+		return;
+	fprintf(f, "source: kprobe recorder (kernel without the faulttune "
+		"events): key at %s, release at mutex_unlock() of the table "
+		"(%u mutexes), waits from lock:contention_begin/end\n",
+		kp->key_func[0] ? kp->key_func : "?", kp->n);
+	fprintf(f, "  call sites seen: %s\n  call sites not seen (their "
+		"acquisitions are missing): %s\n",
+		kp->covered[0] ? kp->covered : "unknown",
+		kp->uncovered[0] ? kp->uncovered : "unknown");
+	fprintf(f, "  acquisitions: %llu (", (unsigned long long)kp->acquisitions);
+	for (op = 0; op < FT_HOP_NR; op++)
+		if (kp->op_n[op])
+			fprintf(f, "%s%s %llu", op ? ", " : "", ft_hop_name(op),
+				(unsigned long long)kp->op_n[op]);
+	fprintf(f, "); keys hashed again to drop: %llu; unlocks without a "
+		"key: %llu; open at the end: %llu%s\n",
+		(unsigned long long)kp->recomputes,
+		(unsigned long long)kp->unlock_nokey,
+		(unsigned long long)kp->open_at_end,
+		kp->no_table ? "; keys before the table was known: skipped" : "");
+	if (!kp->summaries)
+		return;
+	fprintf(f, "  against hugetlb_fault_mutex_hold: %llu summaries, %llu "
+		"matched one to one (%.2f%%), %llu kprobe only, %llu events "
+		"only; of the matched: hash %.2f%%, bucket %.2f%%, contended "
+		"%.2f%%, op %.2f%% equal\n",
+		(unsigned long long)kp->summaries,
+		(unsigned long long)kp->matched, pct(kp->matched, both),
+		(unsigned long long)kp->kp_only, (unsigned long long)kp->ev_only,
+		pct(kp->same_hash, kp->matched), pct(kp->same_bucket, kp->matched),
+		pct(kp->same_contended, kp->matched), pct(kp->same_op, kp->matched));
+	fprintf(f, "  |kprobe - event| wait p50 %s p99 %s, hold p50 %s p99 %s; "
+		"mean kprobe - event: wait %s%s, hold %s%s\n",
+		ft_fmt_ns(ft_hist_percentile(&kp->wait_diff, 50), b[0], 32),
+		ft_fmt_ns(ft_hist_percentile(&kp->wait_diff, 99), b[1], 32),
+		ft_fmt_ns(ft_hist_percentile(&kp->hold_diff, 50), b[2], 32),
+		ft_fmt_ns(ft_hist_percentile(&kp->hold_diff, 99), b[3], 32),
+		kp->wait_diff_sum < 0 ? "-" : "",
+		ft_fmt_ns(kp->matched ? llabs(kp->wait_diff_sum) / kp->matched : 0,
+			  b[4], 32),
+		kp->hold_diff_sum < 0 ? "-" : "",
+		ft_fmt_ns(kp->matched ? llabs(kp->hold_diff_sum) / kp->matched : 0,
+			  b[5], 32));
+}
+
+void ft_kpair_free(struct ft_kpair *kp)
+{
+	if (!kp)
+		return;
+	ft_map_free(&kp->tasks, free);
+	free(kp->owner);
+	ft_hist_free(&kp->wait_diff);
+	ft_hist_free(&kp->hold_diff);
+	ft_ksyms_free(kp->ks);
+	free(kp);
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kprobe recorder's pairing (kpair.c) on event streams built by hand,
+ * whose acquisitions are known: keys to hashes and buckets, waits and
+ * holds from the times, contended from the owner and from a sleeping
+ * wait, the drops that hash again, and the match against summaries.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "faulttune.h"
+#include "tests/check.h"
+
+#define BASE	0xffff888000100000ULL
+#define STRIDE	32
+#define NB	8
+#define MAP	0xffff888001234560ULL
+
+static struct ft_event outs[16];
+static int nout;
+
+static void feed(struct ft_kpair *kp, struct ft_event ev)
+{
+	struct ft_event out;
+
+	if (ft_kpair_feed(kp, &ev, &out) && nout < 16)
+		outs[nout++] = out;
+}
+
+static struct ft_event key(uint64_t ts, int pid, uint64_t idx, unsigned int op)
+{
+	return (struct ft_event){ .ts = ts, .pid = pid, .kind = FT_EV_KP_KEY,
+				  .lock = -1, .mapping = MAP, .index = idx,
+				  .op = op };
+}
+
+static uint64_t mutex_of(uint64_t idx)
+{
+	return BASE + (uint64_t)(ft_fault_hash(MAP, idx) & (NB - 1)) * STRIDE;
+}
+
+static struct ft_event unlock(uint64_t ts, int pid, uint64_t idx)
+{
+	return (struct ft_event){ .ts = ts, .pid = pid, .lock = -1,
+				  .kind = FT_EV_KP_UNLOCK, .ip = mutex_of(idx) };
+}
+
+static struct ft_event cont(uint64_t ts, int pid, uint64_t idx, int end,
+			    unsigned int flags)
+{
+	return (struct ft_event){ .ts = ts, .pid = pid, .lock = FT_LK_CONTENTION,
+				  .kind = end ? FT_EV_ACQUIRE : FT_EV_START,
+				  .mapping = mutex_of(idx), .index = flags };
+}
+
+static struct ft_kpair *start(const char *key_func)
+{
+	struct ft_kpair *kp = ft_kpair_new(NULL);
+	char m[256];
+
+	snprintf(m, sizeof(m), "faulttune: kprobe group=faulttune_1 key=%s "
+		 "table=0x%llx nbuckets=%d stride=%d covered=fault:x*1 "
+		 "uncovered=none", key_func, BASE, NB, STRIDE);
+	feed(kp, (struct ft_event){ .kind = FT_EV_MARKER, .lock = -1,
+				    .marker = m });
+	nout = 0;
+	return kp;
+}
+
+/* two tasks on one key: the second waits (spins, then sleeps) */
+static void test_pair(void)
+{
+	struct ft_kpair *kp = start("hugetlb_fault_mutex_lock");
+	uint32_t h = ft_fault_hash(MAP, 5);
+
+	feed(kp, key(1000, 10, 5, FT_HOP_FAULT));
+	feed(kp, key(1100, 11, 5, FT_HOP_FAULT));
+	feed(kp, cont(1150, 11, 5, 0, 3));	/* LCB_F_SPIN | LCB_F_MUTEX */
+	feed(kp, cont(1160, 11, 5, 0, 2));	/* sleeps */
+	feed(kp, unlock(5000, 10, 5));
+	feed(kp, cont(5200, 11, 5, 1, 0));
+	feed(kp, unlock(7000, 11, 5));
+	CHECK(nout == 2, "two acquisitions, got %d", nout);
+	CHECK(outs[0].kind == FT_EV_HOLD && outs[0].lock == FT_LK_HUGETLB,
+	      "a hold summary of the fault mutex");
+	CHECK(outs[0].hash == h && outs[0].bucket == (h & (NB - 1)) &&
+	      outs[0].nbuckets == NB, "hash %x bucket %u nbuckets %u",
+	      outs[0].hash, outs[0].bucket, outs[0].nbuckets);
+	CHECK(!outs[0].contended && outs[0].wait_ns == 0 &&
+	      outs[0].hold_ns == 4000, "first: free, hold 4000, got %d %llu %llu",
+	      outs[0].contended, (unsigned long long)outs[0].wait_ns,
+	      (unsigned long long)outs[0].hold_ns);
+	CHECK(outs[1].contended && outs[1].wait_ns == 4100 &&
+	      outs[1].hold_ns == 1800, "second: contended, wait 4100, hold 1800, "
+	      "got %d %llu %llu", outs[1].contended,
+	      (unsigned long long)outs[1].wait_ns,
+	      (unsigned long long)outs[1].hold_ns);
+	CHECK(outs[1].ts == 7000 && outs[1].pid == 11, "at the release, its task");
+	ft_kpair_free(kp);
+}
+
+/* the stock kernel: the op from the caller, the drops hash again */
+static void test_recompute(void)
+{
+	struct ft_kpair *kp = start("hugetlb_fault_mutex_hash");
+
+	/* no kallsyms: the caller is unknown, the op other */
+	feed(kp, key(100, 20, 1, 0));
+	feed(kp, key(200, 20, 1, 0));	/* hugetlb_no_page's entry */
+	feed(kp, unlock(300, 20, 1));
+	CHECK(nout == 1, "one acquisition for a key hashed twice, got %d", nout);
+	CHECK(nout == 1 && outs[0].wait_ns == 0 && outs[0].hold_ns == 200,
+	      "held from the first key to the unlock");
+	/* an unlock without a key (wp's retake) gives nothing */
+	feed(kp, unlock(400, 20, 1));
+	CHECK(nout == 1, "no acquisition from an unlock without a key");
+	/* another key before the release: the first is dropped */
+	feed(kp, key(500, 21, 2, 0));
+	feed(kp, key(600, 21, 3, 0));
+	feed(kp, unlock(700, 21, 3));
+	CHECK(nout == 2 && outs[1].index == 3 && outs[1].hold_ns == 100,
+	      "the last key's acquisition");
+	/* an unlock of another mutex than the table's is not ours */
+	feed(kp, key(800, 22, 4, 0));
+	feed(kp, (struct ft_event){ .ts = 900, .pid = 22, .lock = -1,
+				    .kind = FT_EV_KP_UNLOCK, .ip = BASE - STRIDE });
+	CHECK(nout == 2, "an unlock outside the table is not a release");
+	ft_kpair_free(kp);
+}
+
+/* summaries of the same run: matched one to one */
+static void test_match(void)
+{
+	struct ft_kpair *kp = start("hugetlb_fault_mutex_lock");
+	char *buf = NULL;
+	size_t len;
+	FILE *f;
+
+	feed(kp, key(1000, 30, 7, FT_HOP_FAULT));
+	feed(kp, unlock(2000, 30, 7));
+	feed(kp, (struct ft_event){ .ts = 2010, .pid = 30, .lock = FT_LK_HUGETLB,
+				    .kind = FT_EV_HOLD, .mapping = MAP, .index = 7,
+				    .hash = ft_fault_hash(MAP, 7), .nbuckets = NB,
+				    .bucket = ft_fault_hash(MAP, 7) & (NB - 1),
+				    .wait_ns = 10, .hold_ns = 990 });
+	/* a summary the probes did not see */
+	feed(kp, (struct ft_event){ .ts = 3000, .pid = 31, .lock = FT_LK_HUGETLB,
+				    .kind = FT_EV_HOLD, .mapping = MAP, .index = 8,
+				    .nbuckets = NB });
+	ft_kpair_finish(kp);
+	f = open_memstream(&buf, &len);
+	ft_kpair_print(f, kp, FT_FMT_JSON);
+	fclose(f);
+	CHECK(strstr(buf, "\"summaries\":2,\"matched\":1,\"kprobe_only\":0,"
+		     "\"events_only\":1,\"same_hash\":1,\"same_bucket\":1,"
+		     "\"same_contended\":1,\"same_op\":1") != NULL, "match: %s", buf);
+	CHECK(strstr(buf, "\"source\":\"kprobe\"") == buf + 1, "source first: %s",
+	      buf);
+	free(buf);
+	ft_kpair_free(kp);
+}
+
+int main(void)
+{
+	test_pair();
+	test_recompute();
+	test_match();
+	return check_done("kpair-test");
+}

@@ -23,10 +23,46 @@
 #include "model.h"
 
 /*
- * The mutex stride from the table's memory: an idle mutex's wait_list is
- * an empty list_head, both pointers at itself, at the same offset in every
- * mutex; the most common distance between such self-pointing words is
- * sizeof(struct mutex).  0 when the memory does not show it.
+ * Two words one stride apart in a table of idle mutexes hold the same
+ * value, or pointers into their own mutex at the same offset (a list_head
+ * pointing at itself).
+ */
+static int same_field(uint64_t a, uint64_t b, uint64_t stride)
+{
+	return a == b || (a && b == a + stride);
+}
+
+/*
+ * The stride as the table's period: the smallest multiple of 8 bytes at
+ * which nearly every word (all but one in 32: a mutex held while the
+ * table was read differs) repeats one stride on, in a period that is not
+ * all zeros (an all-zero table has every period).  7.3's struct mutex has
+ * no wait_list (a first_waiter pointer instead, NULL when idle), so the
+ * self-pointing words below are not there; with lock debugging, the
+ * lockdep map's key and name pointers repeat in every mutex.
+ */
+static uint32_t table_period(const uint64_t *words, int nw)
+{
+	int s, i, same, nonzero;
+
+	for (s = 1; s <= nw / 4; s++) {
+		same = nonzero = 0;
+		for (i = 0; i + s < nw; i++) {
+			same += same_field(words[i], words[i + s], 8ULL * s);
+			nonzero |= i < s && words[i];
+		}
+		if (nonzero && 32 * (nw - s - same) <= nw - s)
+			return 8 * s;
+	}
+	return 0;
+}
+
+/*
+ * The mutex stride from the table's memory: in 6.12 an idle mutex's
+ * wait_list is an empty list_head, both pointers at itself, at the same
+ * offset in every mutex, and the most common distance between such
+ * self-pointing words is sizeof(struct mutex); where no such words are
+ * (7.3), the table's period.  0 when the memory does not show it.
  */
 uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
 {
@@ -57,7 +93,10 @@ uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
 			best = diffs[i];
 		}
 	}
-	return best_n >= 2 ? best : 0;
+	if (best_n >= 2)
+		return best;
+	/* the period must repeat four times in what was read */
+	return n >= 4 ? table_period(words, (int)(len / 8)) : 0;
 }
 
 /*

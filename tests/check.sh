@@ -21,6 +21,14 @@
 #   selftests	the kernel's hugetlb selftests and stress-ng on the stock and
 #		the patched kernel, compared result by result
 #
+# Two kernels: 6.12 (build/{patched,stock}, unprefixed results) and 7.3
+# (build/7.3/{patched,stock}, results prefixed "7.3/").  On 7.3, make check
+# runs the harness checks, the boot parameter, lockdown, the knob, events,
+# race and faulttune record/report/tune/watch tests and the selftests;
+# make check-long the rest of the guest tests, the storm and the long
+# selftests.  Without kernel/patches-7.3/series only 7.3's stock kernel is
+# built, and its patched groups are one skip each.
+#
 # check.sh [quick|long]: "make check" runs quick, everything but the
 # slowest parts; "make check-long" runs long, those parts: the resize storm
 # (kernel-storm.t) and the selftests in selftests.t's LONG list (the guest
@@ -51,6 +59,11 @@ else
 		! -name '*-long.*' ! -name summary-long -delete
 fi
 t_start=$(date +%s)
+# what 7.3's build and tests need in the environment of the kernel scripts
+env73=(KVER=7.3 LINUX_TARBALL=/var/cache/faulttune/linux-7.3/usr/src/linux-source-7.3.tar.xz
+       PATCHES_DIR=$top/kernel/patches-7.3 KERNEL_BASE=$build/7.3/stock/src)
+has73=
+[ -f "$top/kernel/patches-7.3/series" ] && has73=1
 
 n=0 passed=0 failed=0 skipped=0
 
@@ -95,10 +108,13 @@ collect() {	# PREFIX FILE
 	done < "$file"
 }
 
+# KERNEL: patched or stock (6.12, in build/), 7.3/patched or 7.3/stock (in
+# build/7.3/); each version boots its own guest image (its selftests), the
+# guest sees patched or stock as $FT_KERNEL.
 vm() {		# LABEL KERNEL 'COMMAND' : boot, log to $logs/LABEL.log
 	local label=$1 kernel=$2 cmd=$3 t0=$(date +%s) rc
-	VM_LOGDIR=$logs/$label VM_KERNEL=$kernel \
-		"$scripts/run-vm.sh" "$build/$kernel/bzImage" "$build/guest.cpio" "$cmd" \
+	VM_LOGDIR=$logs/$label VM_KERNEL=$(basename "$kernel") \
+		"$scripts/run-vm.sh" "$build/$kernel/bzImage" "$build/$(dirname "$kernel")/guest.cpio" "$cmd" \
 		> "$logs/$label.log" 2> "$logs/$label.err"
 	rc=$?
 	echo $(($(date +%s) - t0)) > "$logs/$label.secs"
@@ -107,24 +123,38 @@ vm() {		# LABEL KERNEL 'COMMAND' : boot, log to $logs/LABEL.log
 
 # A guest's own result: its kernel log is clean and it finished (run-vm
 # exits 0, or 1 when one of its tests failed: those count on their own).
+# A failed run whose log shows the host starved it says so in one line.
+starved_line='^run-vm: the host starved the guest\|^run-vm: stall on a loaded host'
 guest_done() {	# NAME RC ERRFILE
 	case $2 in
 	0|1) ok "$1: kernel log clean, guest finished" ;;
-	*) not_ok "$1: kernel log clean, guest finished (run-vm exit $2)"; sed 's/^/# /' "$3" | head -40 ;;
+	*) not_ok "$1: kernel log clean, guest finished (run-vm exit $2)"
+	   grep -v "$starved_line" "$3" | head -40 | sed 's/^/# /' ;;
 	esac
+	[ "$2" = 0 ] || grep -h "$starved_line" "$3" | sed 's/^/# /'
+	return 0
 }
 
-# selftests.t on both kernels, then one line per test: the patched result,
-# judged against stock's.
-selftests() {
-	local k rc line d key
+# 7.3's patched groups need the mainline series; without it, one skip.
+need73() {	# GROUP
+	[ -n "$has73" ] && return 0
+	ok "7.3/$1" "no kernel/patches-7.3/series in this tree: 7.3's patched kernel not built"
+	return 1
+}
+
+# selftests.t on both kernels of a version, then one line per test: the
+# patched result, judged against stock's.  6.12's logs are
+# selftests{,-long}-{stock,patched}.log, 7.3's have a 7.3- in front.
+selftests() {	# [7.3]
+	local v=${1:-6.12} k rc line d key pre= kdir= lab=
+	[ "$v" = 7.3 ] && pre=7.3/ kdir=7.3/ lab=7.3-
 	for k in stock patched; do
-		# about 13 min per kernel on a quiet 2-core host; three guests
+		# about 3 min per kernel on a quiet 2-core host; three guests
 		# sharing it took past 15 (the old limit of 900 s)
 		VM_TIMEOUT=${VM_TIMEOUT_SELFTESTS:-2700} VM_APPEND="${VM_APPEND:-} faulttune.suite=$mode" \
-			vm "selftests$sfx-$k" "$k" "run-tests /ft/tests/selftests.t"
+			vm "${lab}selftests$sfx-$k" "$kdir$k" "run-tests /ft/tests/selftests.t"
 		rc=$?
-		guest_done "selftests$sfx/$k" $rc "$logs/selftests$sfx-$k.err"
+		guest_done "${pre}selftests$sfx/$k" $rc "$logs/${lab}selftests$sfx-$k.err"
 	done
 	declare -A stock
 	while IFS= read -r line; do
@@ -133,20 +163,47 @@ selftests() {
 		"ok - "*" # SKIP"*) d=${line#ok - }; stock[${d%% # SKIP*}]=skip ;;
 		"ok - "*) d=${line#ok - }; stock[${d%% (*}]=pass ;;
 		esac
-	done < "$logs/selftests$sfx-stock.log"
+	done < "$logs/${lab}selftests$sfx-stock.log"
 	while IFS= read -r line; do
 		case $line in
 		"not ok - "*) d=${line#not ok - }; key=${d%% (*}
 			if [ "${stock[$key]:-}" = fail ]; then
-				ok "$d" "fails on stock 6.12 too"
+				ok "$pre$d" "fails on stock $v too"
 			else
-				not_ok "$d (stock: ${stock[$key]:-not run})"
+				not_ok "$pre$d (stock $v: ${stock[$key]:-not run})"
 			fi ;;
-		"ok - "*" # SKIP"*) d=${line#ok - }; ok "${d%% # SKIP*}" "${d#* # SKIP }" ;;
-		"ok - "*) d=${line#ok - }; ok "$d (stock: ${stock[${d%% (*}]:-not run})" ;;
+		"ok - "*" # SKIP"*) d=${line#ok - }; ok "$pre${d%% # SKIP*}" "${d#* # SKIP }" ;;
+		"ok - "*) d=${line#ok - }; ok "$pre$d (stock $v: ${stock[${d%% (*}]:-not run})" ;;
 		esac
-	done < "$logs/selftests$sfx-patched.log"
+	done < "$logs/${lab}selftests$sfx-patched.log"
 }
+
+# One boot of KERNEL running TESTS (names in tests/guest), its results
+# prefixed with PREFIX/.
+guest_tests() {	# LABEL PREFIX KERNEL TEST...
+	local label=$1 prefix=$2 kernel=$3 rc
+	shift 3
+	VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm "$label" "$kernel" "run-tests $(printf '/ft/tests/%s.t ' "$@")"
+	rc=$?
+	collect "$prefix/" "$logs/$label.log"
+	guest_done "$prefix" $rc "$logs/$label.err"
+}
+
+# kernel-memtype.t prints pat_memtype_list as it was before its own
+# mappings: memtype_lock's read side must list what its spinlock listed.
+pat_list() { sed -n 's/^# pat-boot: //p' "$logs/$1.log" | sort; }
+memtype_list() {	# PREFIX STOCK-LABEL PATCHED-LABEL
+	local pat_stock pat_patched
+	pat_stock=$(pat_list "$2")
+	pat_patched=$(pat_list "$3")
+	check "${1}memtype list: the patched kernel lists the stock kernel's $(printf '%s' "$pat_stock" | grep -c .) entries, no more" \
+		eval '[ -n "$pat_stock" ] && [ "$pat_stock" = "$pat_patched" ]'
+	[ "$pat_stock" = "$pat_patched" ] || diff <(echo "$pat_stock") <(echo "$pat_patched") | sed 's/^/# /'
+}
+
+# The guest tests 7.3 runs in make check (the rest in make check-long)
+GUEST73="kernel-knob kernel-trace kernel-race faulttune-record faulttune-tune faulttune-watch"
+
 
 finish() {
 	local secs=$(($(date +%s) - t_start))
@@ -173,6 +230,21 @@ if [ $mode = long ]; then
 	guest_done "guest-long" $rc "$logs/guest-long.err"
 	group "selftests-long: the slowest selftests, stock vs patched"
 	selftests
+
+	group "7.3/guest-long: the guest tests make check leaves out on 7.3"
+	if need73 guest-long; then
+		# labels end in -long: make check's run keeps these logs
+		guest_tests 7.3-guest-long 7.3/guest-long 7.3/patched kernel-storm
+		rest=$(cd "$top/tests/guest" && ls *.t | sed 's/\.t$//' |
+			grep -Evx "selftests|kernel-storm|kernel-lockdown|kernel-paths|${GUEST73// /|}")
+		guest_tests 7.3-guest-rest-long 7.3/guest 7.3/patched $rest
+		guest_tests 7.3-paths-long 7.3/paths 7.3/patched kernel-paths
+		guest_tests 7.3-fallback-stock-long 7.3/fallback-stock 7.3/stock faulttune-fallback memtype-lookup
+		guest_tests 7.3-memtype-stock-long 7.3/memtype-stock 7.3/stock kernel-memtype
+		memtype_list 7.3/ 7.3-memtype-stock-long 7.3-guest-rest-long
+	fi
+	group "7.3/selftests-long: the slowest selftests, stock 7.3 vs patched 7.3"
+	need73 selftests-long && selftests 7.3
 	finish
 fi
 
@@ -189,6 +261,18 @@ collect "" "$logs/kernel-files.log"
 if [ $rc != 0 ]; then
 	grep -v '^\(not \)\?ok \|^1\.\.' "$logs/kernel-files.log" | head -80 | sed 's/^# //; s/^/# /'
 	grep -q '^not ok' "$logs/kernel-files.log" || not_ok "kernel files: kernel-files.sh exited with $rc"
+fi
+# the mainline series' files, against the stock 7.3 tree
+if need73 "kernel files: the top-level copies are what the 7.3 series leaves"; then
+	t0=$(date +%s)
+	env "${env73[@]}" "$scripts/kernel-files.sh" check > "$logs/7.3-kernel-files.log" 2>&1
+	rc=$?
+	echo $(($(date +%s) - t0)) > "$logs/7.3-kernel-files.secs"
+	collect "7.3/" "$logs/7.3-kernel-files.log"
+	if [ $rc != 0 ]; then
+		grep -v '^\(not \)\?ok \|^1\.\.' "$logs/7.3-kernel-files.log" | head -80 | sed 's/^# //; s/^/# /'
+		grep -q '^not ok' "$logs/7.3-kernel-files.log" || not_ok "7.3/kernel files: kernel-files.sh exited with $rc"
+	fi
 fi
 
 # ---------------------------------------------------------------------------
@@ -246,12 +330,20 @@ grep -E '^# make (deb|kernel-deb)' "$logs/install.log"
 group "harness: builds, boots and catches failures"
 # Each image is the kernel it claims to be: a stale or swapped tree would
 # make every stock-vs-patched comparison below meaningless.
-for k in patched stock; do
+for k in patched stock 7.3/patched 7.3/stock; do
+	[ $k = 7.3/patched ] && [ -z "$has73" ] && { need73 "harness: patched kernel built"; continue; }
 	want=1
-	[ $k = stock ] && want=0
+	[ ${k#7.3/} = stock ] && want=0
 	has=$(grep -c ' hugetlb_fault_mutex_lock$' "$build/$k/obj/System.map" 2>/dev/null)
-	check "harness: $k kernel built ($(cat "$build/$k/obj/include/config/kernel.release" 2>/dev/null)) and $([ $k = stock ] && echo "without" || echo "with") the series (hugetlb_fault_mutex_lock in System.map: ${has:-no map})" \
+	check "harness: $k kernel built ($(cat "$build/$k/obj/include/config/kernel.release" 2>/dev/null)) and $([ $want = 0 ] && echo "without" || echo "with") the series (hugetlb_fault_mutex_lock in System.map: ${has:-no map})" \
 		eval '[ -s "$build/$k/bzImage" ] && [ "${has:-x}" = $want ] && [ ! "$build/$k/bzImage" -ot "$build/$k/obj/System.map" ]'
+done
+# neither kernel probes the keyboard controller it has no use for (q35's
+# i8042 stalled a loaded host's boot for a minute)
+for k in patched stock 7.3/patched 7.3/stock; do
+	[ -f "$build/$k/obj/.config" ] || continue
+	check "harness: $k kernel has no i8042/serio/input drivers (nothing to probe)" \
+		eval '! grep -Eq "^CONFIG_(SERIO|SERIO_I8042|INPUT|KEYBOARD_ATKBD)=y" "$build/$k/obj/.config"'
 done
 
 # A patch that does not apply stops the build and names patch, file and hunk.
@@ -296,27 +388,57 @@ sed 's/^/# /' "$logs/warn.err" | head -4
 check "harness: a kernel WARNING fails the run (exit 3, got $rc) and is printed" \
 	eval '[ $rc = 3 ] && grep -q "WARNING:" "$logs/warn.err"'
 
+# The stock 7.3 kernel boots the 7.3 image (7.3's patched kernel boots in
+# every 7.3 group below); a failed run whose kernel log has the guest's own
+# report of timers that did not run (the host did not run its vCPUs) says
+# the host starved it, in one line beside the log.  The report is the
+# kernel's words (kernel/rcu/tree_stall.h), written to the log by the guest.
+if [ -f "$build/7.3/guest.cpio" ]; then
+	vm 7.3-exit7 7.3/stock 'echo guest-alive; uname -r; exit 7'
+	rc=$?
+	check "harness: 7.3/stock boots ($(sed -n 2p "$logs/7.3-exit7.log")), its command's exit status (7) and output come back (got $rc)" \
+		eval '[ $rc = 7 ] && grep -qx guest-alive "$logs/7.3-exit7.log" && grep -q "^7\.3" "$logs/7.3-exit7.log"'
+	vm starved 7.3/stock "echo \"rcu: rcu_sched kthread timer wakeup didn't happen for 6501 jiffies! g3461 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x402\" > /dev/kmsg; echo '    Possible timer handling issue on cpu=1 timer-softirq=1337' > /dev/kmsg; exit 1"
+	rc=$?
+	sed 's/^/# /' "$logs/starved.err" | head -3
+	check "harness: a failed run whose log says the guest's timers did not run names the starved host beside the log (got $rc)" \
+		eval '[ $rc = 1 ] && grep -q "^run-vm: the host starved the guest.*log: .*console.log" "$logs/starved.err"'
+	vm starved-hung 7.3/stock "echo 'INFO: task swapper/0:1 blocked for more than 61 seconds.' > /dev/kmsg; echo \"rcu: rcu_sched kthread timer wakeup didn't happen for 6501 jiffies! g3461 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x402\" > /dev/kmsg; exit 0"
+	rc=$?
+	check "harness: a hung-task report with the timer report fails the run (exit 3, got $rc) and says the host starved the guest" \
+		eval '[ $rc = 3 ] && grep -q "blocked for more than" "$logs/starved-hung.err" && grep -q "^run-vm: the host starved the guest" "$logs/starved-hung.err"'
+	vm not-starved 7.3/stock 'exit 1'
+	rc=$?
+	check "harness: a failed run without such a report does not blame the host (got $rc)" \
+		eval '[ $rc = 1 ] && ! grep -q starved "$logs/not-starved.err"'
+else
+	not_ok "harness: 7.3/stock boots (no build/7.3/guest.cpio: make image-7.3)"
+fi
+
 # ---------------------------------------------------------------------------
 group "boot parameter: hugetlb_fault_mutexes=N"
 knob=/sys/kernel/debug/hugetlb/num_fault_mutexes
-VM_APPEND="hugetlb_fault_mutexes=128" vm bootparam-good patched "cat $knob"
-check "boot: hugetlb_fault_mutexes=128 sets the table to 128" grep -qx 128 "$logs/bootparam-good.log"
-VM_APPEND="hugetlb_fault_mutexes=3" vm bootparam-bad patched "cat $knob; dmesg | grep -i hugetlb_fault_mutexes"
-default=$(head -1 "$logs/bootparam-bad.log")
-sed 's/^/# /' "$logs/bootparam-bad.log"
-# The default is roundup_pow_of_two(8 * possible CPUs); the guest has VM_CPUS.
-check "boot: hugetlb_fault_mutexes=3 is refused, the default stays (got $default)" \
-	[ "$default" = "$(python3 -c "n = 8 * ${VM_CPUS:-4}; print(1 << (n - 1).bit_length())")" ]
-check "boot: the refusal names the bad value in the kernel log" \
-	grep -q 'hugetlb_fault_mutexes=3' "$logs/bootparam-bad.log"
+bootparam() {	# PREFIX KERNEL
+	local pre=$1 kernel=$2 lab=${1%/}${1:+-} default
+	VM_APPEND="hugetlb_fault_mutexes=128" vm ${lab}bootparam-good $kernel "cat $knob"
+	check "${pre}boot: hugetlb_fault_mutexes=128 sets the table to 128" grep -qx 128 "$logs/${lab}bootparam-good.log"
+	VM_APPEND="hugetlb_fault_mutexes=3" vm ${lab}bootparam-bad $kernel "cat $knob; dmesg | grep -i hugetlb_fault_mutexes"
+	default=$(head -1 "$logs/${lab}bootparam-bad.log")
+	sed 's/^/# /' "$logs/${lab}bootparam-bad.log"
+	# The default is roundup_pow_of_two(8 * possible CPUs); the guest has VM_CPUS.
+	check "${pre}boot: hugetlb_fault_mutexes=3 is refused, the default stays (got $default)" \
+		[ "$default" = "$(python3 -c "n = 8 * ${VM_CPUS:-4}; print(1 << (n - 1).bit_length())")" ]
+	check "${pre}boot: the refusal names the bad value in the kernel log" \
+		grep -q 'hugetlb_fault_mutexes=3' "$logs/${lab}bootparam-bad.log"
+}
+bootparam "" patched
+need73 "boot: hugetlb_fault_mutexes=N" && bootparam 7.3/ 7.3/patched
 
 # ---------------------------------------------------------------------------
 group "lockdown: the patched kernel with lockdown=integrity"
-VM_APPEND="lockdown=integrity hugetlb_fault_mutexes=64" VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} \
-	vm lockdown patched "run-tests /ft/tests/kernel-lockdown.t"
-rc=$?
-collect "lockdown/" "$logs/lockdown.log"
-guest_done "lockdown" $rc "$logs/lockdown.err"
+VM_APPEND="lockdown=integrity hugetlb_fault_mutexes=64" guest_tests lockdown lockdown patched kernel-lockdown
+need73 lockdown && VM_APPEND="lockdown=integrity hugetlb_fault_mutexes=64" \
+	guest_tests 7.3-lockdown 7.3/lockdown 7.3/patched kernel-lockdown
 
 # ---------------------------------------------------------------------------
 group "paths: the other users of the fault mutex table, patched kernel"
@@ -347,6 +469,9 @@ if [ -n "$tests" ]; then
 else
 	ok "guest: project tests" "none yet"
 fi
+# 7.3: the knob, the events, the races and faulttune record/report/tune/
+# watch (the other guest tests in make check-long)
+need73 "guest: $GUEST73" && guest_tests 7.3-guest 7.3/guest 7.3/patched $GUEST73
 
 # ---------------------------------------------------------------------------
 group "fallback: faulttune record + report on the stock kernel; memtype-lookup on stock"
@@ -367,14 +492,11 @@ VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm memtype-stock stock "run-tests /ft/tests
 rc=$?
 collect "memtype-stock/" "$logs/memtype-stock.log"
 guest_done "memtype-stock" $rc "$logs/memtype-stock.err"
-pat_list() { sed -n 's/^# pat-boot: //p' "$logs/$1.log" | sort; }
-pat_stock=$(pat_list memtype-stock)
-pat_patched=$(pat_list guest)
-check "memtype list: the patched kernel lists the stock kernel's $(printf '%s' "$pat_stock" | grep -c .) entries, no more" \
-	eval '[ -n "$pat_stock" ] && [ "$pat_stock" = "$pat_patched" ]'
-[ "$pat_stock" = "$pat_patched" ] || diff <(echo "$pat_stock") <(echo "$pat_patched") | sed 's/^/# /'
+memtype_list "" memtype-stock guest
 
 # ---------------------------------------------------------------------------
 group "selftests: the kernel's hugetlb selftests, stock vs patched"
 selftests
+group "7.3/selftests: the kernel's hugetlb selftests, stock 7.3 vs patched 7.3"
+need73 selftests && selftests 7.3
 finish

@@ -61,6 +61,7 @@ for v in $variants; do
 done
 [[ " $variants " == *" stock "* && " $variants " == *" patched "* ]] ||
 	die "BENCH_ICOUNT_VARIANTS must name stock and patched, not '$variants'"
+[ -r "$build/guest.cpio" ] || die "no guest image ${build#$top/}/guest.cpio (make KVER=$KVER image)"
 mkdir -p "$out"
 
 # The series without its last patch: the Makefile's target for 6.12; for
@@ -96,6 +97,8 @@ fi
 if [[ " $kinds " == *" bench "* ]]; then
 	grep -v '^CONFIG_JUMP_LABEL=' "$top/kernel/config/base.config" > "$out/base-bench.config"
 	for k in $variants; do
+		[ -d "$build/$k/src" ] || make -s -C "$top" KVER="$KVER" "$build/$k/src.stamp" ||
+			die "no source tree ${build#$top/}/$k/src"
 		mkdir -p "$build/bench-$k"
 		ln -sfn "$build/$k/src" "$build/bench-$k/src"
 		"$top/kernel/scripts/build-kernel.sh" "$build/bench-$k" \

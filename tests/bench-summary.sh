@@ -40,8 +40,9 @@ kfrag=$top/kernel/config/$KVER.config
 faults=${BENCH_SUMMARY_FAULTS:-20000}
 reps=${BENCH_SUMMARY_REPS:-3}
 kernels=${BENCH_SUMMARY_KERNELS:-stock patched}
-mkdir -p "$out"
 die() { echo "bench-summary: $*" >&2; exit 1; }
+[ -r "$build/guest.cpio" ] || die "no guest image ${build#$top/}/guest.cpio (make KVER=$KVER image)"
+mkdir -p "$out"
 
 # The production-like kernels of bench-icount.sh: the same trees and
 # object directories, so that either script builds them for both.

@@ -18,6 +18,11 @@
 # and prints instructions per refault and the patched / stock ratio, the
 # goal being <= 1.005 with the events off.
 #
+# KVER picks the kernel (kernel/scripts/kver.sh): 6.12, the default, in
+# build/, or 7.3 in build/7.3/ (the Makefile's BUILD_$(KVER)); a kernel's
+# own fragment, kernel/config/$KVER.config, is merged after the others as
+# the Makefile does.
+#
 # Then the per-fault memtype lookup (issue 14): QEMU's ivshmem bound to
 # vfio-pci (ft_vfio bind), `faulttune bench -w memtype-lookup -t 1` faults
 # BENCH_ICOUNT_LOOKUP_SIZE of its BAR2 one 4 KiB page at a time
@@ -25,44 +30,79 @@
 # then with every memtype event on; instructions per fault are a pass's
 # time over its pages.  Besides stock and patched this boots the series
 # without its last patch (norw, build/norw/src; the read-lock patch), so
-# that a read_lock() is compared with the spin_lock() it replaces.
+# that a read_lock() is compared with the spin_lock() it replaces (the
+# Makefile's norw is 6.12's: 7.3's tree is prepared here the same way).
 #
 # Writes build/bench/icount.md (the section bench.sh appends to
-# Documentation/bench.md) and build/bench/icount.json.  Knobs:
+# Documentation/bench.md) and build/bench/icount.json (build/7.3/bench/
+# for 7.3).  Knobs:
 # BENCH_ICOUNT_FAULTS (20000), BENCH_ICOUNT_REPS (3),
-# BENCH_ICOUNT_KERNELS ("bench debug"), BENCH_ICOUNT_LOOKUP_SIZE (8M),
-# BENCH_ICOUNT_LOOKUP_PASSES (5).
+# BENCH_ICOUNT_KERNELS ("bench debug"), BENCH_ICOUNT_VARIANTS ("stock
+# norw patched": stock and patched at least), BENCH_ICOUNT_LOOKUP_SIZE
+# (8M), BENCH_ICOUNT_LOOKUP_PASSES (5).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/kernel/scripts/kver.sh"
 build=$top/build
+[ "$KVER" = 6.12 ] || build=$top/build/$KVER
 out=$build/bench
+kfrag=$top/kernel/config/$KVER.config
+[ -f "$kfrag" ] || kfrag=
 faults=${BENCH_ICOUNT_FAULTS:-20000}
 reps=${BENCH_ICOUNT_REPS:-3}
 kinds=${BENCH_ICOUNT_KERNELS:-bench debug}
+variants=${BENCH_ICOUNT_VARIANTS:-stock norw patched}
 lsize=${BENCH_ICOUNT_LOOKUP_SIZE:-8M}
 lpasses=${BENCH_ICOUNT_LOOKUP_PASSES:-5}
-mkdir -p "$out"
 die() { echo "bench-icount: $*" >&2; exit 1; }
+for v in $variants; do
+	case $v in stock|norw|patched) ;; *) die "BENCH_ICOUNT_VARIANTS: no variant '$v' (stock, norw, patched)";; esac
+done
+[[ " $variants " == *" stock "* && " $variants " == *" patched "* ]] ||
+	die "BENCH_ICOUNT_VARIANTS must name stock and patched, not '$variants'"
+[ -r "$build/guest.cpio" ] || die "no guest image ${build#$top/}/guest.cpio (make KVER=$KVER image)"
+mkdir -p "$out"
+
+# The series without its last patch: the Makefile's target for 6.12; for
+# another kernel its tree, prepared as the Makefile prepares the others,
+# again whenever the series is newer than it.
+norw_tree() {
+	local stamp=$build/norw/src.stamp
+	if [ "$KVER" = 6.12 ]; then
+		[ -d "$build/norw/src" ] || make -s -C "$top" "$stamp"
+		return
+	fi
+	[ -f "$stamp" ] && [ -z "$(find "$PATCHES_DIR" -newer "$stamp" -print -quit)" ] && return
+	KVER=$KVER PATCHES_DIR=$PATCHES_DIR LINUX_TARBALL=$LINUX_TARBALL \
+		"$top/kernel/scripts/prepare-tree.sh" norw "$build/norw/src" && touch "$stamp"
+}
 
 # stock, the series without its last patch, the series
-[ -d "$build/norw/src" ] || make -s -C "$top" "$build/norw/src.stamp" ||
-	die "no source tree build/norw/src (make kernel-norw)"
-variants="stock norw patched"
+if [[ " $variants " == *" norw "* ]]; then
+	norw_tree || die "no source tree ${build#$top/}/norw/src (make kernel-norw)"
+fi
 # (make bench builds the debug stock and patched kernels; norw is built
 # here too, so that a run of this script alone has it current)
-if [[ " $kinds " == *" debug "* ]]; then
-	make -s -C "$top" kernel-norw || die "the norw kernel does not build (make kernel-norw)"
+if [[ " $kinds " == *" debug "* && " $variants " == *" norw "* ]]; then
+	if [ "$KVER" = 6.12 ]; then
+		make -s -C "$top" kernel-norw
+	else
+		"$top/kernel/scripts/build-kernel.sh" "$build/norw" "$top/kernel/config/base.config" \
+			"$top/kernel/config/debug.config" $kfrag
+	fi || die "the norw kernel does not build (make kernel-norw)"
 fi
 
 # The production-like kernels: the same source trees, another config.
 if [[ " $kinds " == *" bench "* ]]; then
 	grep -v '^CONFIG_JUMP_LABEL=' "$top/kernel/config/base.config" > "$out/base-bench.config"
 	for k in $variants; do
+		[ -d "$build/$k/src" ] || make -s -C "$top" KVER="$KVER" "$build/$k/src.stamp" ||
+			die "no source tree ${build#$top/}/$k/src"
 		mkdir -p "$build/bench-$k"
 		ln -sfn "$build/$k/src" "$build/bench-$k/src"
 		"$top/kernel/scripts/build-kernel.sh" "$build/bench-$k" \
-			"$out/base-bench.config" "$top/kernel/config/bench.config" ||
+			"$out/base-bench.config" "$top/kernel/config/bench.config" $kfrag ||
 			die "the production-like $k kernel does not build"
 	done
 fi
@@ -108,10 +148,17 @@ for kind in $kinds; do
 	done
 done
 
-python3 - "$out/icount.txt" "$faults" "$reps" "$out/icount.md" "$out/icount.json" "$lsize" "$lpasses" <<'PY'
+python3 - "$out/icount.txt" "$faults" "$reps" "$out/icount.md" "$out/icount.json" "$lsize" "$lpasses" \
+	"$KVER" "${kfrag#$top/}" <<'PY'
 import json, statistics, sys
 path, faults, reps, md, js = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 lsize, lpasses = sys.argv[6], sys.argv[7]
+kver, kfrag = sys.argv[8], sys.argv[9]
+# 6.12's section keeps its words; another kernel's says which it is
+on = "" if kver == "6.12" else " on Linux %s" % kver
+cmd = ("`tests/bench-icount.sh` (part of `make bench`)" if kver == "6.12" else
+       "`KVER=%s tests/bench-icount.sh`" % kver)
+frags = "base.config + kernel/config/bench.config" + (" + " + kfrag if kfrag else "")
 runs = {}
 lookups = {}
 for line in open(path):
@@ -144,15 +191,15 @@ for kind in ("bench", "debug"):
             "production-like" if kind == "bench" else "debug (lockdep)", k, ev, med, spread, med / base))
 goal = res.get("bench/patched/events-off", {}).get("ratio_vs_stock")
 with open(md, "w") as o:
-    o.write("\n## Deterministic cost per refault (instruction counts)\n\n")
+    o.write("\n## Deterministic cost per refault (instruction counts)%s\n\n" % on)
     o.write("QEMU `-icount shift=0,sleep=off -accel tcg,thread=single`, one vCPU: the guest "
             "clock counts executed instructions, so `bench_refault fault 8 %d 1` "
             "(page-cache-hit hugetlb refaults) gives instructions per refault; median of %s "
             "runs, spread = (max - min) / median.  \"on\": every hugetlb event enabled, "
-            "written to the ring buffer.  Production-like: base.config + "
-            "kernel/config/bench.config (no lock debugging, CONFIG_JUMP_LABEL=y); debug: the "
+            "written to the ring buffer.  Production-like: %s "
+            "(no lock debugging, CONFIG_JUMP_LABEL=y); debug: the "
             "lockdep kernels make check boots.  Goal: patched with the events off <= 1.005 x "
-            "stock.  Made by `tests/bench-icount.sh` (part of `make bench`).\n\n" % (faults, reps))
+            "stock.  Made by %s.\n\n" % (faults, reps, frags, cmd))
     o.write("| kernel | variant | events | instructions/refault | spread | vs stock |\n")
     o.write("|---|---|---|---:|---:|---:|\n")
     o.write("\n".join(rows) + "\n\n")
@@ -181,7 +228,7 @@ for kind in ("bench", "debug"):
                 med / base, "%.4f" % (med / nbase) if nbase else "-"))
 if lrows:
     with open(md, "a") as o:
-        o.write("\n### Instructions per memtype lookup fault\n\n")
+        o.write("\n### Instructions per memtype lookup fault%s\n\n" % on)
         o.write("The same guests, QEMU's ivshmem bound to vfio-pci (no-IOMMU mode): "
                 "`faulttune bench -w memtype-lookup -t 1 -s %s -i %s -r 1`, one thread faulting "
                 "its slice of BAR2 one 4 KiB page at a time (`vmf_insert_pfn()` -> "

@@ -26,28 +26,34 @@
 # that of a recording of `true`, over the acquisitions faulttune report
 # counts) and lost events.  Writes build/bench/summary.md and
 # summary.txt.  Knobs: BENCH_SUMMARY_FAULTS (20000), BENCH_SUMMARY_REPS
-# (3), BENCH_SUMMARY_KERNELS ("stock patched").
+# (3), BENCH_SUMMARY_KERNELS ("stock patched").  KVER picks the kernel as
+# in tests/bench-icount.sh: 6.12 by default in build/, 7.3 in build/7.3/.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/kernel/scripts/kver.sh"
 build=$top/build
+[ "$KVER" = 6.12 ] || build=$top/build/$KVER
 out=$build/bench
+kfrag=$top/kernel/config/$KVER.config
+[ -f "$kfrag" ] || kfrag=
 faults=${BENCH_SUMMARY_FAULTS:-20000}
 reps=${BENCH_SUMMARY_REPS:-3}
 kernels=${BENCH_SUMMARY_KERNELS:-stock patched}
-mkdir -p "$out"
 die() { echo "bench-summary: $*" >&2; exit 1; }
+[ -r "$build/guest.cpio" ] || die "no guest image ${build#$top/}/guest.cpio (make KVER=$KVER image)"
+mkdir -p "$out"
 
 # The production-like kernels of bench-icount.sh: the same trees and
 # object directories, so that either script builds them for both.
 grep -v '^CONFIG_JUMP_LABEL=' "$top/kernel/config/base.config" > "$out/base-bench.config"
 for k in $kernels; do
-	[ -d "$build/$k/src" ] || make -s -C "$top" "$build/$k/src.stamp" ||
+	[ -d "$build/$k/src" ] || make -s -C "$top" KVER="$KVER" "$build/$k/src.stamp" ||
 		die "no source tree build/$k/src"
 	mkdir -p "$build/bench-$k"
 	ln -sfn "$build/$k/src" "$build/bench-$k/src"
 	"$top/kernel/scripts/build-kernel.sh" "$build/bench-$k" \
-		"$out/base-bench.config" "$top/kernel/config/bench.config" ||
+		"$out/base-bench.config" "$top/kernel/config/bench.config" $kfrag ||
 		die "the production-like $k kernel does not build"
 done
 
@@ -106,9 +112,10 @@ for k in $kernels; do
 	sed -n "s/^SUMM /$k /p" "$out/summary-$k.log" | tee -a "$out/summary.txt"
 done
 
-python3 - "$out/summary.txt" "$faults" "$reps" "$out/summary.md" <<'PY'
+python3 - "$out/summary.txt" "$faults" "$reps" "$out/summary.md" "$KVER" <<'PY'
 import statistics, sys
-path, faults, reps, md = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+path, faults, reps, md, kver = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+on = "" if kver == "6.12" else " on Linux %s" % kver
 ipr, hold, nev, files = {}, {}, {}, {}
 for line in open(path):
     f = line.split()
@@ -126,7 +133,7 @@ stock = statistics.median(ipr[("stock", "off")]) if ("stock", "off") in ipr else
 poff = statistics.median(ipr[("patched", "off")])
 ref = hold.get(("patched", "released"))
 with open(md, "w") as o:
-    o.write("\n## Recording cost: the hold summary against the trio\n\n")
+    o.write("\n## Recording cost: the hold summary against the trio%s\n\n" % on)
     o.write("Instructions per page-cache-hit refault and the recorded hold of one, by the "
             "lock events enabled (`tests/bench-summary.sh`: -icount shift=0,sleep=off, "
             "single-threaded TCG, one vCPU, production-like kernels, `bench_refault fault 8 "

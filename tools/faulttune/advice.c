@@ -247,10 +247,12 @@ static void current_line(FILE *f, const struct ft_decision *d, const char *rb)
 			"with 95%% confidence over %s: it misses", d->current,
 			d->target_pct, rb);
 		if (d->cur_known)
-			fprintf(f, " (measured there %.2f%% .. %.2f%%, which does "
-				"not contradict it)", d->cur_meas_lo < 0 ? 0 :
-				d->cur_meas_lo, d->cur_meas_up);
-		fputc('\n', f);
+			fprintf(f, ", and the %d runs measured there agree "
+				"(%.2f%% .. %.2f%%)\n", d->cur_runs,
+				d->cur_meas_lo < 0 ? 0 : d->cur_meas_lo,
+				d->cur_meas_up);
+		else
+			fprintf(f, " (no run measured it there)\n");
 		return;
 	}
 	if (!d->cur_known)
@@ -314,9 +316,9 @@ static void settled_line(FILE *f, const struct ft_advice *adv)
 				"smallest size that surely meets it", d->current,
 				d->sizes[d->last]);
 		if (d->more_runs)
-			fprintf(f, "; about %d active runs in all (%d more) "
-				"may decide (more probes, -P or -B)\n",
-				d->more_runs, d->more_runs - d->nactive);
+			fprintf(f, "; about %d more %sruns may decide (more "
+				"probes, -P or -B)\n", d->more_runs,
+				d->cur_known ? "measured " : "active ");
 		else
 			fprintf(f, "; the estimate at %u is too near the target "
 				"for more runs to decide soon\n", d->current);

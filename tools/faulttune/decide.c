@@ -226,17 +226,20 @@ static double pred_lo(const struct ft_decision *d, int k)
 }
 
 /*
- * The burden of proof is on a change.  The current size is judged first,
- * on what the runs at it measured as much as on the model: it misses the
- * target when its measured collision wait is over the target beyond its
- * error, or when the prediction at it is (unless the measurement there
- * surely meets the target, or the model check fails there: a prediction
- * that does not fit what was measured decides nothing).  It meets the
- * target surely when the bound that decides is under it.  Anything else
- * is undecided, and the current size is kept: in five tunes of a
- * program whose processes share pages, all of them measuring no
- * collision at 32, the closed loop's 1.51% +- 0.95% at 32 had moved the
- * pick to 256 (issue 32).
+ * The burden of proof is on a change.  The current size is judged first:
+ * it misses the target when its measured collision wait is over the
+ * target beyond its error, or when the prediction there is and the
+ * measurement agrees (no run measured there, or their collision wait
+ * over the target too, and the model check fitting).  A measurement
+ * under the target is not overruled by a prediction over it: in five tunes of a program whose processes share
+ * pages, all of them measuring no collision at 32, the closed loop's
+ * 1.51% +- 0.95% at 32 had moved the pick to 256 (issue 32), and tunes
+ * of the built-in share workload that measured no collision at 32 in
+ * eight runs went to 512 and 1024 on a prediction whose lower bound was
+ * over the target.  It meets the target surely when the bound that
+ * decides is under it (the prediction's only where the model fits the
+ * measurement).  Anything else is undecided, and the current size is
+ * kept.
  */
 static void judge_current(struct ft_decision *d, int cur)
 {
@@ -252,7 +255,8 @@ static void judge_current(struct ft_decision *d, int cur)
 		d->cur_verdict = FT_CUR_MISSES_MEASURED;
 	else if (d->cur_known && d->cur_meas_up <= d->target_pct)
 		d->cur_verdict = FT_CUR_MEETS;
-	else if (trust && pred_lo(d, cur) > d->target_pct)
+	else if (trust && (!d->cur_known || c.meas_pct > d->target_pct) &&
+		 pred_lo(d, cur) > d->target_pct)
 		d->cur_verdict = FT_CUR_MISSES_PREDICTED;
 	else if (trust && d->up[cur] <= d->target_pct)
 		d->cur_verdict = FT_CUR_MEETS;
@@ -261,19 +265,21 @@ static void judge_current(struct ft_decision *d, int cur)
 }
 
 /*
- * Undecided: about how many active runs in all would take the bound that
- * decides across the target, the error shrinking as one over their square
- * root; 0 when the estimate says nothing (one run, or at the target).
+ * Undecided: about how many more runs (at the current size when it was
+ * measured, else active runs) would take the bound that decides across
+ * the target, the error shrinking as one over the square root of their
+ * number; 0 when the estimate says nothing (one run, or at the target).
  */
 static int runs_to_decide(const struct ft_decision *d, int cur)
 {
 	double mean, se, t, gap, n;
-	int v, best = -1;
+	int v, best = -1, n0;
 
 	if (d->nactive < 2)
 		return 0;
 	t = ft_t95(d->nactive - 1);
-	if (d->cur_model_fails) {
+	if (d->cur_known) {
+		t = d->cur_runs > 1 ? ft_t95(d->cur_runs - 1) : FT_Z95;
 		mean = (d->cur_meas_lo + d->cur_meas_up) / 2;
 		se = (d->cur_meas_up - d->cur_meas_lo) / 2 / t;
 	} else {
@@ -285,13 +291,14 @@ static int runs_to_decide(const struct ft_decision *d, int cur)
 		mean = d->rows[best][cur].coll_pct;
 		se = d->rows[best][cur].coll_pct_se;
 	}
+	n0 = d->cur_known ? d->cur_runs : d->nactive;
 	gap = fabs(mean - d->target_pct);
 	if (gap < 0.01 || se <= 0)
 		return 0;
-	n = d->nactive * (t * se / gap) * (t * se / gap);
+	n = n0 * (t * se / gap) * (t * se / gap);
 	if (n > FT_DECIDE_RUNS_MAX)
 		return 0;
-	return n > d->nactive ? (int)ceil(n) : d->nactive + 1;
+	return n > n0 + 1 ? (int)ceil(n) - n0 : 1;
 }
 
 /* the recommendation, and the sizes the runs cannot separate from it */

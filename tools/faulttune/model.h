@@ -143,7 +143,7 @@ struct ft_decision {
 		FT_CUR_MISSES_MEASURED,	/* measured over it beyond the error */
 		FT_CUR_MISSES_PREDICTED, /* predicted over it beyond the error */
 	} cur_verdict;
-	int more_runs;			/* undecided: active runs that may decide; 0: unknown */
+	int more_runs;			/* undecided: more runs that may decide; 0: unknown */
 };
 
 /*

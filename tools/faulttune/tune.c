@@ -1033,7 +1033,7 @@ static void report_json(const struct tune_ctx *c, const struct confirm *cf,
 		printf("\"threads\",\"size_bytes\":%llu",
 		       (unsigned long long)c->bench.size);
 	}
-	printf(",\"threads\":%d,\"reps\":%d,\"warmup\":%d,\"probes\":%d,"
+	printf(",\"threads\":%d,\"reps\":%d,\"warmup\":%d,\"min_probes\":%d,"
 	       "\"seed\":%u,\"target_pct\":%g,\"mode\":\"%s\",\"runs\":%d,"
 	       "\"sizes_measured\":%d,\"wall_s\":%.3f,\"model\":",
 	       c->threads, c->reps, c->warmup, c->probes, c->seed,

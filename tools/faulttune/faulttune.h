@@ -685,6 +685,8 @@ struct ft_kpair *ft_kpair_new(const char *file);	/* file: its kallsyms */
 int ft_kpair_feed(struct ft_kpair *kp, const struct ft_event *ev,
 		  struct ft_event *out);
 void ft_kpair_finish(struct ft_kpair *kp);
+/* whether its acquisitions go to the analysis (else: only matched) */
+void ft_kpair_feeds(struct ft_kpair *kp, int feeds);
 /* the source and its coverage (and the match); json: leading comma */
 void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt);
 void ft_kpair_free(struct ft_kpair *kp);

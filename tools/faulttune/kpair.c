@@ -54,6 +54,7 @@ struct kp_task {
 
 struct ft_kpair {
 	struct ft_ksyms *ks;
+	int feeds;			/* its acquisitions are the analysis' */
 	int have_table, op_arg;
 	uint64_t base;
 	uint32_t n, stride;
@@ -417,6 +418,11 @@ static void on_summary(struct ft_kpair *kp, const struct ft_event *ev)
 	t->qn -= i + 1;
 }
 
+void ft_kpair_feeds(struct ft_kpair *kp, int feeds)
+{
+	kp->feeds = feeds;
+}
+
 int ft_kpair_feed(struct ft_kpair *kp, const struct ft_event *ev,
 		  struct ft_event *out)
 {
@@ -476,7 +482,8 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 	int op;
 
 	if (fmt == FT_FMT_JSON) {
-		fprintf(f, ",\"source\":\"kprobe\",\"kprobe\":{\"key\":");
+		fprintf(f, ",\"source\":\"%s\",\"kprobe\":{\"key\":",
+			kp->feeds ? "kprobe" : "events");
 		ft_json_str(f, kp->key_func);
 		fprintf(f, ",\"covered\":");
 		ft_json_str(f, kp->covered);
@@ -515,10 +522,11 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 	}
 	if (fmt != FT_FMT_TEXT)
 		return;
-	fprintf(f, "source: kprobe recorder (kernel without the faulttune "
-		"events): key at %s, release at mutex_unlock() of the table "
-		"(%u mutexes), waits from lock:contention_begin/end\n",
-		kp->key_func[0] ? kp->key_func : "?", kp->n);
+	fprintf(f, "source: %s: key at %s, release at mutex_unlock() of the "
+		"table (%u mutexes), waits from lock:contention_begin/end\n",
+		kp->feeds ? "kprobe recorder" : "the faulttune events; the "
+		"kprobe recorder beside them", kp->key_func[0] ? kp->key_func :
+		"?", kp->n);
 	fprintf(f, "  call sites seen: %s\n  call sites not seen (their "
 		"acquisitions are missing): %s\n",
 		kp->covered[0] ? kp->covered : "unknown",

@@ -1568,6 +1568,8 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 			a->kpair = ft_kpair_new(file);
 		rd->kp_holds = a->kpair && (ft_source == FT_SRC_KPROBE ||
 					    !rd->d[D_H_HOLD].event);
+		if (a->kpair)
+			ft_kpair_feeds(a->kpair, rd->kp_holds);
 	}
 	/* the file's formats are known: the consumers it has events for */
 	ft_consumers_start(a, file, rd->tep);

@@ -325,9 +325,17 @@ static int events_on(struct ft_inst *fi, int on)
 {
 	int i, r = 0;
 
-	if (fi->kp) {	/* the kprobe recorder: its probes and the waits */
-		r |= on ? tracefs_event_enable(fi->inst, fi->kp->group, NULL) :
-			tracefs_event_disable(fi->inst, fi->kp->group, NULL);
+	/*
+	 * The kprobe recorder: its probes stay enabled from the start to the
+	 * end (tracing_on stops the writes between windows), because each
+	 * enable and disable rewrites the probed functions' ftrace sites,
+	 * and under QEMU's multi-threaded TCG a vCPU ran a stale translation
+	 * of such a site into a freed trampoline (an Oops at RIP 0, once,
+	 * with the probes toggled every window).  The waits are toggled.
+	 */
+	if (fi->kp) {
+		if (on)
+			r |= tracefs_event_enable(fi->inst, fi->kp->group, NULL);
 		r |= on ? tracefs_event_enable(fi->inst, "lock", "contention_begin") :
 			tracefs_event_disable(fi->inst, "lock", "contention_begin");
 		r |= on ? tracefs_event_enable(fi->inst, "lock", "contention_end") :
@@ -651,7 +659,7 @@ static int one_window(struct watch_ctx *c)
 
 static int fallback_note_once(struct watch_ctx *c)
 {
-	if (c->fi.evset != FT_EVS_CONTENTION)
+	if (c->fi.evset != FT_EVS_CONTENTION || c->fi.kp)
 		return 0;
 	ft_info("faulttune: watch: fallback (lock:contention_begin/end): cannot "
 		"fill acq, coll%%, share%%, rec and pred%% (no acquisitions, hold "
@@ -718,7 +726,8 @@ int cmd_watch(int argc, char **argv)
 		goto fail;
 	snprintf(c.fallback_marker, sizeof(c.fallback_marker), "%s",
 		 ft_record_fallback_marker(&c.fi));
-	c.st.fallback = c.fi.evset == FT_EVS_CONTENTION;
+	c.st.fallback = c.fi.evset == FT_EVS_CONTENTION && !c.fi.kp;
+	c.st.kprobe = !!c.fi.kp;
 	c.st.window_s = c.o.window;
 	fallback_note_once(&c);
 	if (export(&c))

@@ -57,6 +57,7 @@ static struct ft_kpair *start(const char *key_func)
 	struct ft_kpair *kp = ft_kpair_new(NULL);
 	char m[256];
 
+	ft_kpair_feeds(kp, 1);
 	snprintf(m, sizeof(m), "faulttune: kprobe group=faulttune_1 key=%s "
 		 "table=0x%llx nbuckets=%d stride=%d covered=fault:x*1 "
 		 "uncovered=none", key_func, BASE, NB, STRIDE);

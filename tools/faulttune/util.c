@@ -16,10 +16,16 @@
 
 int ft_verbose;
 
+/*
+ * Messages go to stderr after whatever stdout holds: with both sent to one
+ * file (tune > log 2>&1), a message at exit (the knob restored) once landed
+ * in the middle of a line of the report that stdout's buffer had cut.
+ */
 void ft_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	fflush(stdout);
 	fputs("faulttune: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -31,6 +37,7 @@ void ft_info(const char *fmt, ...)
 {
 	va_list ap;
 
+	fflush(stdout);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -33,27 +33,39 @@ static int same_field(uint64_t a, uint64_t b, uint64_t stride)
 }
 
 /*
- * The stride as the table's period: the smallest multiple of 8 bytes at
- * which nearly every word (all but one in 32: a mutex held while the
- * table was read differs) repeats one stride on, in a period that is not
- * all zeros (an all-zero table has every period).  7.3's struct mutex has
- * no wait_list (a first_waiter pointer instead, NULL when idle), so the
- * self-pointing words below are not there; with lock debugging, the
- * lockdep map's key and name pointers repeat in every mutex.
+ * The stride as the table's period: the multiple of 8 bytes at which the
+ * most words repeat one stride on, within the table's extent at that
+ * stride, in a period that is not all zeros (an all-zero table has every
+ * period); the smallest one within 2% of the best, since every multiple of
+ * the stride repeats as well, and only if at least 3 words in 4 repeat (a
+ * mutex held while the table was read, or one whose lockdep class cache is
+ * filled and another's not, differs).  7.3's struct mutex has no wait_list
+ * (a first_waiter pointer instead, NULL when idle), so the self-pointing
+ * words below are not there; with lock debugging, the lockdep map's key
+ * and name pointers repeat in every mutex.
  */
-static uint32_t table_period(const uint64_t *words, int nw)
+static uint32_t table_period(const uint64_t *words, int nw, uint32_t n)
 {
-	int s, i, same, nonzero;
+	double ratio[513] = { 0 }, best = 0;
+	int s, i, same, nonzero, end;
 
-	for (s = 1; s <= nw / 4; s++) {
+	for (s = 1; s <= nw / 4 && s < 513; s++) {
+		end = (uint64_t)n * s < (uint64_t)nw ? (int)(n * s) : nw;
 		same = nonzero = 0;
-		for (i = 0; i + s < nw; i++) {
+		for (i = 0; i + s < end; i++) {
 			same += same_field(words[i], words[i + s], 8ULL * s);
 			nonzero |= i < s && words[i];
 		}
-		if (nonzero && 32 * (nw - s - same) <= nw - s)
-			return 8 * s;
+		if (nonzero && end > s)
+			ratio[s] = (double)same / (end - s);
+		if (ratio[s] > best)
+			best = ratio[s];
 	}
+	if (best < 0.75)
+		return 0;
+	for (s = 1; s <= nw / 4 && s < 513; s++)
+		if (ratio[s] >= best - 0.02)
+			return 8 * s;
 	return 0;
 }
 
@@ -96,7 +108,7 @@ uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
 	if (best_n >= 2)
 		return best;
 	/* the period must repeat four times in what was read */
-	return n >= 4 ? table_period(words, (int)(len / 8)) : 0;
+	return n >= 4 ? table_period(words, (int)(len / 8), n) : 0;
 }
 
 /*

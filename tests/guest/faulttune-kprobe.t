@@ -167,14 +167,7 @@ done
 
 # ---- the patched kernel: both sources of one run ---------------------------
 if [ $kernel = patched ]; then
-	cat > $W/qemu.sh <<'EOF'
-#!/bin/sh
-# QEMU preallocating 256 MiB of 2 MiB pages with 4 threads (faulttune-programs.t's)
-echo quit | exec qemu-system-x86_64 -machine none -nodefaults -display none \
-	-object memory-backend-memfd,id=m,size=256M,hugetlb=on,hugetlbsize=2097152,prealloc=on,prealloc-threads=4 \
-	-monitor stdio >/dev/null
-EOF
-	chmod +x $W/qemu.sh
+	qemu_prealloc $W/qemu.sh	# a VM host starting a VM (lib.sh)
 	for w in share threads qemu; do
 		if [ $w = qemu ]; then
 			set -- $W/qemu.sh

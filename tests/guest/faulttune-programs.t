@@ -39,15 +39,7 @@ mkdir -p $W
 saved=$(cat $K)
 before=$(cat $T/tracing_on $T/set_event | md5sum)
 echo "# $(nproc) CPUs, knob $saved, $(grep HugePages_Free /proc/meminfo)"
-
-cat > $W/qemu.sh <<'EOF'
-#!/bin/sh
-# a VM host starting a VM with 256 MiB of 2 MiB pages, preallocated by 4 threads
-echo quit | exec qemu-system-x86_64 -machine none -nodefaults -display none \
-	-object memory-backend-memfd,id=m,size=256M,hugetlb=on,hugetlbsize=2097152,prealloc=on,prealloc-threads=4 \
-	-monitor stdio >/dev/null
-EOF
-chmod +x $W/qemu.sh
+qemu_prealloc $W/qemu.sh	# a VM host starting a VM (lib.sh)
 $W/qemu.sh
 t $? "QEMU preallocates hugetlb memory in the guest (exit 0)"
 

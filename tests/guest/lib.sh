@@ -37,3 +37,15 @@ mem_bar() {
 		done < $d/resource
 	done
 }
+# qemu_prealloc FILE: write FILE, a program nobody here wrote faulting
+# hugetlb pages: QEMU starting a VM with 256 MiB of 2 MiB pages,
+# preallocated by 4 threads, then quitting
+qemu_prealloc() {
+	cat > "$1" <<'QEOF'
+#!/bin/sh
+echo quit | exec qemu-system-x86_64 -machine none -nodefaults -display none \
+	-object memory-backend-memfd,id=m,size=256M,hugetlb=on,hugetlbsize=2097152,prealloc=on,prealloc-threads=4 \
+	-monitor stdio >/dev/null
+QEOF
+	chmod +x "$1"
+}

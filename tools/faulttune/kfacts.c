@@ -33,82 +33,47 @@ static int same_field(uint64_t a, uint64_t b, uint64_t stride)
 }
 
 /*
- * The stride as the table's period: the multiple of 8 bytes at which the
- * most words repeat one stride on, within the table's extent at that
- * stride, in a period that is not all zeros (an all-zero table has every
- * period); the smallest one within 2% of the best, since every multiple of
- * the stride repeats as well, and only if at least 3 words in 4 repeat (a
- * mutex held while the table was read, or one whose lockdep class cache is
- * filled and another's not, differs).  7.3's struct mutex has no wait_list
- * (a first_waiter pointer instead, NULL when idle), so the self-pointing
- * words below are not there; with lock debugging, the lockdep map's key
- * and name pointers repeat in every mutex.
+ * The mutex stride from the table's memory, as the table's period: the
+ * multiple of 8 bytes at which the most words repeat one stride on (the
+ * same value, or a pointer into their own mutex: 6.12's idle wait_list
+ * pointing at itself), within the table's extent at that stride, in a
+ * period that is not all zeros (an all-zero table has every period).  The
+ * smallest one within 2% of the best wins, since every multiple of the
+ * stride repeats as well, and only if at least 3 words in 4 repeat: a
+ * mutex held while the table was read, or one whose lockdep class cache
+ * is filled and another's not, differs.  With lock debugging the lockdep
+ * map's key and name pointers repeat in every mutex; 7.3's idle mutex has
+ * no self-pointing words (a NULL first_waiter instead of a wait_list).
+ * Measured in the lockdep guests, after workloads: 144 bytes on 6.12, 136
+ * on 7.3.  0 when the memory does not show it.
  */
-static uint32_t table_period(const uint64_t *words, int nw, uint32_t n)
+uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
 {
-	double ratio[513] = { 0 }, best = 0;
-	int s, i, same, nonzero, end;
+	uint64_t words[512];
+	double ratio[129] = { 0 }, best = 0;
+	int nw = 512, s, i, same, nonzero, end;
 
-	for (s = 1; s <= nw / 4 && s < 513; s++) {
+	/* the period must repeat four times in what is read */
+	if (n < 4 || ft_kcore_read(base, words, sizeof(words)))
+		return 0;
+	for (s = 1; s <= nw / 4; s++) {
 		end = (uint64_t)n * s < (uint64_t)nw ? (int)(n * s) : nw;
 		same = nonzero = 0;
 		for (i = 0; i + s < end; i++) {
 			same += same_field(words[i], words[i + s], 8ULL * s);
 			nonzero |= i < s && words[i];
 		}
-		if (nonzero && end > s)
+		if (nonzero)
 			ratio[s] = (double)same / (end - s);
 		if (ratio[s] > best)
 			best = ratio[s];
 	}
 	if (best < 0.75)
 		return 0;
-	for (s = 1; s <= nw / 4 && s < 513; s++)
+	for (s = 1; s <= nw / 4; s++)
 		if (ratio[s] >= best - 0.02)
 			return 8 * s;
 	return 0;
-}
-
-/*
- * The mutex stride from the table's memory: in 6.12 an idle mutex's
- * wait_list is an empty list_head, both pointers at itself, at the same
- * offset in every mutex, and the most common distance between such
- * self-pointing words is sizeof(struct mutex); where no such words are
- * (7.3), the table's period.  0 when the memory does not show it.
- */
-uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
-{
-	uint64_t words[512];
-	uint32_t last = 0, diffs[512], best = 0;
-	int nd = 0, i, j, have = 0, best_n = 0;
-	size_t len = sizeof(words);
-
-	if (!n || ft_kcore_read(base, words, len))
-		return 0;
-	for (i = 0; i + 1 < (int)(len / 8); i++) {
-		uint64_t self = base + 8ULL * i;
-
-		if (words[i] != self || words[i + 1] != self)
-			continue;
-		if (have)
-			diffs[nd++] = 8 * i - last;
-		last = 8 * i;
-		have = 1;
-	}
-	for (i = 0; i < nd; i++) {
-		int c = 0;
-
-		for (j = 0; j < nd; j++)
-			c += diffs[j] == diffs[i];
-		if (c > best_n) {
-			best_n = c;
-			best = diffs[i];
-		}
-	}
-	if (best_n >= 2)
-		return best;
-	/* the period must repeat four times in what was read */
-	return n >= 4 ? table_period(words, (int)(len / 8), n) : 0;
 }
 
 /*

@@ -612,10 +612,13 @@ int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
  * kfacts.c: the running kernel's fault mutex table through kallsyms and
  * /proc/kcore: its base and size (NULL, or why they are not known, with
  * both 0), and the stride of its mutexes in memory (0: not shown);
- * ft_mutex_bytes (model.h) is there too, found once per process.
+ * ft_mutex_bytes (model.h) is there too, found once per process; and
+ * the kernel's lockdown level, which decides what of them can be read.
  */
 const char *ft_fault_table_find(uint64_t *base, uint32_t *n);
 uint32_t ft_fault_table_stride(uint64_t base, uint32_t n);
+/* the lockdown level, "none", "integrity" or ...; NULL: securityfs does not say */
+const char *ft_lockdown(void);
 
 /*
  * fallback.c: on a kernel without the faulttune events, name the locks of

@@ -176,3 +176,27 @@ int ft_mutex_bytes(const char *btf_path, char *how, size_t len)
 	snprintf(how, len, "%s", cached_how);
 	return cached_bytes;
 }
+
+/*
+ * The kernel's lockdown level as securityfs shows it ("none",
+ * "integrity" or "confidentiality"), or NULL where it does not say
+ * (securityfs not mounted, no lockdown LSM).  Integrity closes the
+ * writable files of debugfs, the knob among them; confidentiality also
+ * tracefs, kprobes and /proc/kcore.
+ */
+const char *ft_lockdown(void)
+{
+	static char mode[24];
+	char *text = ft_read_all("/sys/kernel/security/lockdown", NULL);
+	char *lo = text ? strchr(text, '[') : NULL;
+	char *hi = lo ? strchr(lo, ']') : NULL;
+	const char *ret = NULL;
+
+	if (hi && (size_t)(hi - lo - 1) < sizeof(mode)) {
+		memcpy(mode, lo + 1, hi - lo - 1);
+		mode[hi - lo - 1] = '\0';
+		ret = mode;
+	}
+	free(text);
+	return ret;
+}

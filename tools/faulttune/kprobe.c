@@ -183,15 +183,6 @@ static const char *create_failed(const char *what, char *buf, size_t len)
 	return buf;
 }
 
-static int lockdown_confidential(void)
-{
-	char *text = ft_read_all("/sys/kernel/security/lockdown", NULL);
-	int yes = text && strstr(text, "[confidentiality]");
-
-	free(text);
-	return yes;
-}
-
 const char *ft_kprobes_create(struct ft_kprobes *kp,
 			      struct tracefs_instance *inst)
 {
@@ -201,21 +192,23 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	struct ft_kp_key test = { 0 };
 	uint64_t target = 0;
 	char filter[128], cfilter[128], *dir;
-	const char *fail = NULL;
+	const char *fail = NULL, *lock;
 	size_t i;
 	int ok;
 
 	memset(kp, 0, sizeof(*kp));
 	snprintf(kp->group, sizeof(kp->group), "faulttune_%d", (int)getpid());
+	/* first: under it tracefs has no kprobe_events either */
+	lock = ft_lockdown();
+	if (lock && !strcmp(lock, "confidentiality"))
+		return "kernel lockdown=confidentiality refuses kprobes and "
+		       "/proc/kcore";
 	dir = tracefs_get_tracing_file("kprobe_events");
 	ok = dir && !access(dir, W_OK);
 	tracefs_put_tracing_file(dir);
 	if (!ok)
 		return "no kprobe_events in tracefs (kernel without "
 		       "CONFIG_KPROBE_EVENTS)";
-	if (lockdown_confidential())
-		return "kernel lockdown=confidentiality refuses kprobes and "
-		       "/proc/kcore";
 	fail = ft_fault_table_find(&kp->base, &kp->n);
 	if (fail)
 		return fail;

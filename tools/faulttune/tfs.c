@@ -115,10 +115,19 @@ static void unmount_own_tracefs(void)
  */
 int ft_tracefs_check(void)
 {
-	const char *dir;
+	const char *dir, *lock;
 
 	if (geteuid()) {
 		ft_err("tracefs needs root (run as root or with sudo)");
+		return -1;
+	}
+	lock = ft_lockdown();
+	/* tracefs creates no file at all under it: say why, not ENOENT */
+	if (lock && !strcmp(lock, "confidentiality")) {
+		ft_err("the kernel is locked down (lockdown=confidentiality), "
+		       "which closes tracefs: nothing can be recorded on this "
+		       "boot; record on one booted with lockdown=integrity or "
+		       "none (faulttune report reads recordings anywhere)");
 		return -1;
 	}
 	if (!ft_tracefs_mounted(NULL)) {

@@ -154,21 +154,23 @@ static int knob_write(const char *knob, uint32_t v)
  */
 static void knob_refused(const char *knob, int err)
 {
-	char *mode = ft_read_all("/sys/kernel/security/lockdown", NULL);
-	char *lock = mode ? strchr(mode, '[') : NULL;
-	char *end = lock ? strchr(lock, ']') : NULL;
+	const char *lock = ft_lockdown();
 
-	if (err == EPERM && end && strncmp(lock, "[none]", 6)) {
-		end[1] = '\0';
-		ft_err("cannot open %s: the kernel is locked down (%s), which "
+	if (err != EPERM || !lock || !strcmp(lock, "none"))
+		ft_err("cannot read %s: %s", knob, strerror(err));
+	else if (!strcmp(lock, "confidentiality"))
+		ft_err("cannot open %s: the kernel is locked down "
+		       "(confidentiality), which closes debugfs and tracefs: "
+		       "the table can neither be measured nor resized on this "
+		       "boot; record on one booted with lockdown=integrity or "
+		       "none, then faulttune tune --from r.dat, then "
+		       "hugetlb_fault_mutexes=N on the kernel command line", knob);
+	else
+		ft_err("cannot open %s: the kernel is locked down ([%s]), which "
 		       "closes debugfs; size the table at boot instead: "
 		       "faulttune record -o r.dat -- WORKLOAD, then faulttune "
 		       "tune --from r.dat, then hugetlb_fault_mutexes=N on the "
 		       "kernel command line", knob, lock);
-	} else {
-		ft_err("cannot read %s: %s", knob, strerror(err));
-	}
-	free(mode);
 }
 
 static void tune_restore(void)

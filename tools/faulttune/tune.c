@@ -147,6 +147,16 @@ static int knob_write(const char *knob, uint32_t v)
 	return ret;
 }
 
+/* lockdown=confidentiality: nothing of what tune needs is there */
+static void confidential(void)
+{
+	ft_err("the kernel is locked down (lockdown=confidentiality), which "
+	       "closes debugfs and tracefs: tune can neither measure nor "
+	       "resize the table on this boot; record on one booted with "
+	       "lockdown=integrity or none, then faulttune tune --from r.dat, "
+	       "then hugetlb_fault_mutexes=N on the kernel command line");
+}
+
 /*
  * Why the knob cannot be read.  Under kernel lockdown debugfs refuses to
  * open any file that can be written, the knob included (EPERM): the table
@@ -159,12 +169,7 @@ static void knob_refused(const char *knob, int err)
 	if (err != EPERM || !lock || !strcmp(lock, "none"))
 		ft_err("cannot read %s: %s", knob, strerror(err));
 	else if (!strcmp(lock, "confidentiality"))
-		ft_err("cannot open %s: the kernel is locked down "
-		       "(confidentiality), which closes debugfs and tracefs: "
-		       "the table can neither be measured nor resized on this "
-		       "boot; record on one booted with lockdown=integrity or "
-		       "none, then faulttune tune --from r.dat, then "
-		       "hugetlb_fault_mutexes=N on the kernel command line", knob);
+		confidential();
 	else
 		ft_err("cannot open %s: the kernel is locked down ([%s]), which "
 		       "closes debugfs; size the table at boot instead: "
@@ -1315,9 +1320,17 @@ static int tune_from(struct tune_ctx *c)
  */
 static int preflight(struct tune_ctx *c)
 {
+	const char *lock;
+
 	if (geteuid()) {
 		ft_err("tune needs root (it writes %s); tune --from FILE needs "
 		       "none", c->knob);
+		return 1;
+	}
+	lock = ft_lockdown();
+	/* on any kernel: there is neither a knob nor a tracefs to use */
+	if (lock && !strcmp(lock, "confidentiality")) {
+		confidential();
 		return 1;
 	}
 	if (access(c->knob, F_OK)) {

@@ -33,6 +33,35 @@ static int same_field(uint64_t a, uint64_t b, uint64_t stride)
 }
 
 /*
+ * A table of idle mutexes that are all zeros, but for the few held while
+ * it was read (at most 1 word in 16 not zero), has no period to read.
+ * Such a mutex has no word that points at itself (no wait_list: 7.3's
+ * first_waiter is NULL when idle) and no debug word (DEBUG_MUTEXES's
+ * magic points at the mutex, spinlock debugging's is 0xdead4ead,
+ * lockdep's map names its class): it is owner, wait_lock (and osq) and
+ * first_waiter, 24 bytes on 64 bits.  Not on PREEMPT_RT, whose mutex is
+ * an rt_mutex of another size, idle zeros too: 0 there, as for anything
+ * else.
+ */
+static int zero_table(const uint64_t *words, int nw)
+{
+	int i, zero = 0;
+
+	for (i = 0; i < nw; i++)
+		zero += !words[i];
+	return zero >= nw - nw / 16;
+}
+
+static uint32_t zero_table_stride(void)
+{
+	char *rt = ft_read_all("/sys/kernel/realtime", NULL);
+	int is_rt = rt && rt[0] == '1';
+
+	free(rt);
+	return is_rt ? 0 : 24;
+}
+
+/*
  * The mutex stride from the table's memory, as the table's period: the
  * multiple of 8 bytes at which the most words repeat one stride on (the
  * same value, or a pointer into their own mutex: 6.12's idle wait_list
@@ -45,7 +74,8 @@ static int same_field(uint64_t a, uint64_t b, uint64_t stride)
  * map's key and name pointers repeat in every mutex; 7.3's idle mutex has
  * no self-pointing words (a NULL first_waiter instead of a wait_list).
  * Measured in the lockdep guests, after workloads: 144 bytes on 6.12, 136
- * on 7.3.  0 when the memory does not show it.
+ * on 7.3; 7.3 without lock debugging is the all-zero table below.  0 when
+ * the memory does not show it.
  */
 uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
 {
@@ -56,6 +86,12 @@ uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
 	/* the period must repeat four times in what is read */
 	if (n < 4 || ft_kcore_read(base, words, sizeof(words)))
 		return 0;
+	/*
+	 * Zeros repeat at every period, so a held mutex's words would win;
+	 * read no further than the smallest table, of 24-byte mutexes
+	 */
+	if (zero_table(words, (uint64_t)n * 3 < (uint64_t)nw ? (int)(n * 3) : nw))
+		return zero_table_stride();
 	for (s = 1; s <= nw / 4; s++) {
 		end = (uint64_t)n * s < (uint64_t)nw ? (int)(n * s) : nw;
 		same = nonzero = 0;

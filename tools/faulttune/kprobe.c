@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
+#include "model.h"
 
 /* the probed functions, best first; args as kprobe fetchargs */
 static const struct ft_kp_key {
@@ -194,6 +195,7 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	char filter[128], cfilter[128], *dir;
 	const char *fail = NULL, *lock;
 	size_t i;
+	long btf;
 	int ok;
 
 	memset(kp, 0, sizeof(*kp));
@@ -212,7 +214,9 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	fail = ft_fault_table_find(&kp->base, &kp->n);
 	if (fail)
 		return fail;
-	kp->stride = ft_fault_table_stride(kp->base, kp->n);
+	/* BTF's sizeof(struct mutex) where the kernel has it, as record's */
+	btf = ft_btf_struct_size("/sys/kernel/btf/vmlinux", "mutex");
+	kp->stride = btf > 0 ? (uint32_t)btf : ft_fault_table_stride(kp->base, kp->n);
 	if (!kp->stride)
 		return "the fault mutex table's stride is not shown by "
 		       "/proc/kcore: the unlock probe cannot be filtered to it";

@@ -13,6 +13,9 @@
 #		make kernel-deb (guest config) as a user would run them
 #   harness	the build-and-boot harness catches what it must catch
 #   boot	hugetlb_fault_mutexes=N applied, and refused when bad
+#   lockdown	kernel-lockdown.t on the patched kernel booted with
+#		lockdown=integrity, faulttune-lockdown.t on the stock one
+#		with lockdown=confidentiality
 #   paths	kernel-paths.t alone on the patched kernel
 #   guest	the project's guest tests on the patched kernel
 #   fallback	faulttune-fallback.t, faulttune-kprobe.t and memtype-lookup.t on the stock kernel
@@ -236,7 +239,7 @@ if [ $mode = long ]; then
 		# labels end in -long: make check's run keeps these logs
 		guest_tests 7.3-guest-long 7.3/guest-long 7.3/patched kernel-storm
 		rest=$(cd "$top/tests/guest" && ls *.t | sed 's/\.t$//' |
-			grep -Evx "selftests|kernel-storm|kernel-lockdown|kernel-paths|${GUEST73// /|}")
+			grep -Evx "selftests|kernel-storm|kernel-lockdown|faulttune-lockdown|kernel-paths|${GUEST73// /|}")
 		guest_tests 7.3-guest-rest-long 7.3/guest 7.3/patched $rest
 		guest_tests 7.3-paths-long 7.3/paths 7.3/patched kernel-paths
 		guest_tests 7.3-fallback-stock-long 7.3/fallback-stock 7.3/stock faulttune-fallback memtype-lookup
@@ -439,6 +442,12 @@ group "lockdown: the patched kernel with lockdown=integrity"
 VM_APPEND="lockdown=integrity hugetlb_fault_mutexes=64" guest_tests lockdown lockdown patched kernel-lockdown
 need73 lockdown && VM_APPEND="lockdown=integrity hugetlb_fault_mutexes=64" \
 	guest_tests 7.3-lockdown 7.3/lockdown 7.3/patched kernel-lockdown
+group "lockdown: the stock kernel with lockdown=confidentiality"
+# tracefs, kprobes, /proc/kcore and debugfs closed: every command that needs
+# them refuses in one line
+VM_APPEND="lockdown=confidentiality" guest_tests lockdown-conf lockdown-conf stock faulttune-lockdown
+need73 lockdown-conf && VM_APPEND="lockdown=confidentiality" \
+	guest_tests 7.3-lockdown-conf 7.3/lockdown-conf 7.3/stock faulttune-lockdown
 
 # ---------------------------------------------------------------------------
 group "paths: the other users of the fault mutex table, patched kernel"
@@ -451,9 +460,9 @@ guest_done "paths" $rc "$logs/paths.err"
 
 # ---------------------------------------------------------------------------
 group "guest: the project's tests on the patched kernel"
-# kernel-storm.t is in make check-long, kernel-lockdown.t and
-# kernel-paths.t boot on their own
-tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | grep -Ev '^(selftests|kernel-storm|kernel-lockdown|kernel-paths).t$' | sed 's|^|/ft/tests/|' | tr '\n' ' ')
+# kernel-storm.t is in make check-long, kernel-lockdown.t,
+# faulttune-lockdown.t and kernel-paths.t boot on their own
+tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | grep -Ev '^(selftests|kernel-storm|kernel-lockdown|faulttune-lockdown|kernel-paths).t$' | sed 's|^|/ft/tests/|' | tr '\n' ' ')
 if [ -n "$tests" ]; then
 	VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm guest patched "run-tests $tests"
 	rc=$?

@@ -76,6 +76,17 @@ echo "# tune --from: current $cur, recommended $rec"
 check "tune --from takes the current size from the recording (64, got $cur)" [ "$cur" = 64 ]
 check "tune --from recommends a power of two ($rec)" \
 	eval '[ -n "$rec" ] && [ $((rec & (rec - 1))) = 0 ] && [ "$rec" -gt 0 ]'
+
+# integrity leaves kprobes and /proc/kcore open: the recorder of
+# unpatched kernels works here too (here beside the events it checks)
+faulttune record --source=both -o $W/b.dat -- faulttune bench -w threads -t 2 -s 16M -r 1 \
+	> $W/b.out 2> $W/b.err
+rc=$?
+sed 's/^/# /' $W/b.err | tail -3
+check "record --source=both (kprobes) under lockdown=integrity exits 0 (rc=$rc)" [ $rc = 0 ]
+m=$(faulttune report --json $W/b.dat 2>/dev/null | grep -o '"matched":[0-9]*' | head -1 | cut -d: -f2)
+check "its kprobe acquisitions match the events' (${m:-none} matched)" [ "${m:-0}" -gt 0 ]
+check "no faulttune kprobe left" eval '! grep -q faulttune_ $T/dynamic_events'
 echo 0 > /proc/sys/vm/nr_hugepages
 
 rm -rf $W

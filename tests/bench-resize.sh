@@ -24,11 +24,15 @@
 # BENCH_RESIZE_GAP_MS (50), BENCH_RESIZE_THREADS (3), BENCH_RESIZE_MODES
 # ("none 2m 1g"), BENCH_RESIZE_KERNEL (default build/prod-patched/bzImage,
 # brought up to date by tests/bench-kernels.sh), BENCH_RESIZE_REPORT_ONLY=1
-# (the table again from the last run's output, no boot).
+# (the table again from the last run's output, no boot).  KVER picks the
+# kernel as in tests/bench-icount.sh: 6.12 by default in build/, 7.3 in
+# build/7.3/ (its image, its production-like kernel, its bench/).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/kernel/scripts/kver.sh"
 build=$top/build
+[ "$KVER" = 6.12 ] || build=$top/build/$KVER
 out=$build/bench
 secs=${BENCH_RESIZE_SECONDS:-8}
 rounds=${BENCH_RESIZE_ROUNDS:-3}
@@ -44,7 +48,7 @@ if [ "$report_only" != 1 ]; then
 	# kbuild decides what is stale
 	[ -n "${BENCH_RESIZE_KERNEL:-}" ] || "$top/tests/bench-kernels.sh" patched ||
 		die "no production-like kernel"
-	[ -r "$build/guest.cpio" ] || die "no guest image (make image)"
+	[ -r "$build/guest.cpio" ] || die "no guest image ${build#$top/}/guest.cpio (make KVER=$KVER image)"
 fi
 
 guest="T=/sys/kernel/tracing

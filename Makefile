@@ -14,8 +14,9 @@
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
 # Kernel: KVER=7.3|6.12 picks the kernel of kernel, kernel-stock, selftests,
-# image, vm, run, series-check and patches (norw, bench, mutation-check and
-# kernel-deb are 6.12's); make check and kernel-files take both.
+# image, vm, run, series-check and patches (norw, bench and mutation-check
+# are 6.12's; kernel-deb is 6.12's unless KVER is given); make check and
+# kernel-files take both.
 # Bench knobs: BENCH_ROUNDS BENCH_SIZE BENCH_REPS BENCH_TUNE_REPS BENCH_FAULTS
 #              BENCH_SPEED=first|all|none (see tests/bench.sh)
 
@@ -224,23 +225,33 @@ deb:
 	@$(SCRIPTS)/tool-deb.sh $(BUILD)/deb $(TOP)
 
 # The patched kernel as Debian packages (make bindeb-pkg) into
-# build/kernel-deb/NAME/.  KDEB_CONFIG: the configuration to start from,
-# by default Debian's own for 6.12 amd64 (package linux-config-6.12); any
-# .config (or .config.xz) file; or "guest", the small guest kernel's (what
-# make check packages).  See kernel/scripts/kernel-deb.sh.
-KDEB_DEBIAN	:= /usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+# build/kernel-deb/NAME/ (build/7.3/kernel-deb/NAME/ for 7.3).  It packages
+# 6.12, the LTS series a Debian 12 machine runs, unless KVER is given on
+# the command line or in the environment (make kernel-deb KVER=7.3).
+# KDEB_CONFIG: the configuration to start from, by default Debian's own
+# amd64 config of that kernel (linux-config-6.12, or linux-config-7.3
+# fetched with the 7.3 source); any .config (or .config.xz) file; or
+# "guest", the small guest kernel's (what make check packages).  See
+# kernel/scripts/kernel-deb.sh.
+KDEB_KVER	:= $(if $(filter command line environment environment override,$(origin KVER)),$(KVER),6.12)
+KDEB_BUILD	:= $(BUILD_$(KDEB_KVER))
+KDEB_DEBIAN_6.12 := /usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+KDEB_DEBIAN_7.3	:= /var/cache/faulttune/linux-7.3/usr/src/linux-config-7.3/config.amd64_none_amd64.xz
+KDEB_DEBIAN	:= $(KDEB_DEBIAN_$(KDEB_KVER))
 KDEB_CONFIG	?= $(KDEB_DEBIAN)
 KDEB_NAME	:= $(if $(filter guest,$(KDEB_CONFIG)),guest,$(if $(filter $(KDEB_DEBIAN),$(KDEB_CONFIG)),debian,custom))
 
-kernel-deb: $(BUILD)/patched/src.stamp
-	@$(KENV_6.12) $(SCRIPTS)/kernel-deb.sh $(BUILD)/patched/src $(BUILD)/patched/kdeb-$(KDEB_NAME) \
-		$(BUILD)/kernel-deb/$(KDEB_NAME) $(KDEB_CONFIG) $(KCONFIG_6.12)
+kernel-deb: $(KDEB_BUILD)/patched/src.stamp
+	@$(KENV_$(KDEB_KVER)) $(SCRIPTS)/kernel-deb.sh $(KDEB_BUILD)/patched/src \
+		$(KDEB_BUILD)/patched/kdeb-$(KDEB_NAME) $(KDEB_BUILD)/kernel-deb/$(KDEB_NAME) \
+		$(KDEB_CONFIG) $(KCONFIG_$(KDEB_KVER))
 
-# The packaged kernel (KDEB_CONFIG picks which, as above) booted with the
-# guest image, KDEB_TESTS run in it: the image a user installs, checked.
+# The packaged kernel (KDEB_CONFIG and KVER pick which, as above) booted
+# with the guest image of its kernel, KDEB_TESTS run in it: the image a
+# user installs, checked.
 KDEB_TESTS	?= kernel-knob faulttune-record faulttune-tune
-kernel-deb-boot: image-6.12
-	@$(SCRIPTS)/kdeb-boot.sh $(BUILD)/kernel-deb/$(KDEB_NAME) $(BUILD)/guest.cpio \
+kernel-deb-boot: image-$(KDEB_KVER)
+	@$(SCRIPTS)/kdeb-boot.sh $(KDEB_BUILD)/kernel-deb/$(KDEB_NAME) $(KDEB_BUILD)/guest.cpio \
 		'run-tests $(foreach t,$(KDEB_TESTS),/ft/tests/$(t).t)'
 
 clean:

@@ -11,10 +11,10 @@
 #   make deb: contents, Depends, version, lintian (make deb fails on a
 #   lintian error), then apt install of the package (--version, man
 #   faulttune, systemd-analyze verify on the unit, not enabled) and
-#   dpkg --purge; make kernel-deb KDEB_CONFIG=guest: the
-#   kernel image in the package carries the series, its docs the boot
-#   parameter, and the image taken out of the package boots and passes
-#   kernel-knob.t.
+#   dpkg --purge; make kernel-deb KDEB_CONFIG=guest, for 6.12 and 7.3:
+#   the package is that kernel's, the kernel image in it carries the
+#   series, its docs the boot parameter, and the image taken out of the
+#   package boots with that kernel's guest image and passes kernel-knob.t.
 #
 # INSTALL_KDEB=0 leaves out the kernel package (the only slow part).
 set -uo pipefail
@@ -240,45 +240,58 @@ if [ -s "$deb" ]; then
 	fi
 fi
 
-# --- make kernel-deb with the guest config -------------------------------------
+# --- make kernel-deb with the guest config, each kernel ------------------------
 if [ "${INSTALL_KDEB:-1}" = 0 ]; then
 	skip "make kernel-deb KDEB_CONFIG=guest" "INSTALL_KDEB=0"
 	[ $failed = 0 ]
 	exit
 fi
-t0=$(date +%s)
-make -s -C "$top" kernel-deb KDEB_CONFIG=guest > "$tmp/kdeb.log" 2>&1
-rc=$?
-echo "# make kernel-deb KDEB_CONFIG=guest: $(($(date +%s) - t0)) s"
-out=$top/build/kernel-deb/guest
-image=$(ls "$out"/linux-image-*.deb 2>/dev/null | grep -v -- -dbg_ | head -1)
-DIAG_LINES=30 diag "$tmp/kdeb.log"
-check "make kernel-deb KDEB_CONFIG=guest: a linux-image package (exit $rc)" \
-	eval '[ $rc = 0 ] && [ -n "$image" ]'
-if [ -n "$image" ]; then
+# KVER BUILD-DIR PREFIX: make kernel-deb KVER=... KDEB_CONFIG=guest, the
+# package checked, its image booted with that kernel's guest image
+kdeb() {
+	local kver=$1 b=$2 p=$3 t0 rc out image vmlinuz map doc res
+	t0=$(date +%s)
+	make -s -C "$top" kernel-deb KVER="$kver" KDEB_CONFIG=guest > "$tmp/kdeb.log" 2>&1
+	rc=$?
+	echo "# make kernel-deb KVER=$kver KDEB_CONFIG=guest: $(($(date +%s) - t0)) s"
+	out=$b/kernel-deb/guest
+	image=$(ls "$out"/linux-image-*.deb 2>/dev/null | grep -v -- -dbg_ | head -1)
+	DIAG_LINES=30 diag "$tmp/kdeb.log"
+	check "${p}make kernel-deb KVER=$kver KDEB_CONFIG=guest: a linux-image package (exit $rc)" \
+		eval '[ $rc = 0 ] && [ -n "$image" ]'
+	[ -n "$image" ] || return
+	check "${p}kernel-deb: the package is $kver's (${image##*/})" \
+		eval 'case ${image##*/} in linux-image-$kver.*) true;; *) false;; esac'
+	rm -rf "$tmp/kdeb"
 	dpkg-deb -x "$image" "$tmp/kdeb"
 	vmlinuz=$(ls "$tmp"/kdeb/boot/vmlinuz-* 2>/dev/null | head -1)
 	map=$(ls "$tmp"/kdeb/boot/System.map-* 2>/dev/null | head -1)
-	"$top/build/patched/src/scripts/extract-vmlinux" "$vmlinuz" > "$tmp/vmlinux" 2>/dev/null
-	check "kernel-deb: the package's $(basename "$vmlinuz") carries the series (knob and boot parameter strings in the image)" \
+	"$b/patched/src/scripts/extract-vmlinux" "$vmlinuz" > "$tmp/vmlinux" 2>/dev/null
+	check "${p}kernel-deb: the package's $(basename "$vmlinuz") carries the series (knob and boot parameter strings in the image)" \
 		eval 'grep -aq "num_fault_mutexes" "$tmp/vmlinux" && grep -aq "hugetlb_fault_mutexes=" "$tmp/vmlinux"'
-	check "kernel-deb: the package's System.map has hugetlb_fault_mutex_lock" \
+	check "${p}kernel-deb: the package's System.map has hugetlb_fault_mutex_lock" \
 		grep -q ' hugetlb_fault_mutex_lock$' "$map"
 	doc=$(ls "$tmp"/kdeb/usr/share/doc/linux-image-*/hugetlb_fault_mutexes.rst* 2>/dev/null | head -1)
-	check "kernel-deb: the package's docs document the boot parameter (${doc#$tmp/kdeb})" \
+	check "${p}kernel-deb: the package's docs document the boot parameter (${doc#$tmp/kdeb})" \
 		eval '[ -n "$doc" ] && zgrep -qF "hugetlb_fault_mutexes=N" "$doc"'
 	# the image as a user installs it boots, and the knob works in it
-	if [ -r "$top/build/guest.cpio" ]; then
+	if [ -r "$b/guest.cpio" ]; then
 		VM_LOGDIR=$tmp/vm "$top/kernel/scripts/kdeb-boot.sh" "$image" \
-			"$top/build/guest.cpio" "run-tests /ft/tests/kernel-knob.t" \
+			"$b/guest.cpio" "run-tests /ft/tests/kernel-knob.t" \
 			> "$tmp/kdeb-boot.log" 2>&1
 		rc=$?
 		res=$(grep -c '^ok - kernel-knob: ' "$tmp/kdeb-boot.log")
 		[ $rc = 0 ] || tail -n 30 "$tmp/kdeb-boot.log" | sed 's/^/# /'
-		check "kernel-deb: the package's image boots, kernel-knob.t passes in it ($res results, exit $rc)" \
+		check "${p}kernel-deb: the package's image boots, kernel-knob.t passes in it ($res results, exit $rc)" \
 			eval '[ $rc = 0 ] && [ "$res" -gt 10 ] && ! grep -q "^not ok" "$tmp/kdeb-boot.log"'
 	else
-		skip "kernel-deb: the package's image boots" "no build/guest.cpio (make image)"
+		skip "${p}kernel-deb: the package's image boots" "no ${b#$top/}/guest.cpio (make KVER=$kver image)"
 	fi
+}
+kdeb 6.12 "$top/build" ""
+if [ -f "$top/kernel/patches-7.3/series" ]; then
+	kdeb 7.3 "$top/build/7.3" "7.3/"
+else
+	skip "7.3/make kernel-deb KVER=7.3 KDEB_CONFIG=guest" "no kernel/patches-7.3/series in this tree"
 fi
 [ $failed = 0 ]

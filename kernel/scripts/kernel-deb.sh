@@ -8,7 +8,8 @@
 #
 # CONFIG is the configuration to start from: a .config file (.xz is
 # unpacked), Debian's own being /usr/src/linux-config-6.12/
-# config.amd64_none_amd64.xz; or "guest": the small guest kernel of
+# config.amd64_none_amd64.xz (7.3's: linux-config-7.3, which
+# kernel/scripts/fetch-linux.sh fetches beside the source); or "guest": the small guest kernel of
 # "make kernel" (tinyconfig + the FRAGMENTs), what make check packages.
 # On top of it: LOCALVERSION=-faulttune (KDEB_LOCALVERSION), so that the
 # packages never replace Debian's own kernel (linux-image-6.12.*-faulttune);
@@ -53,7 +54,7 @@ guest)
 	"$scripts/configure.sh" "$src" "$obj/guest-config" "$@" >/dev/null
 	cp "$obj/guest-config/.config" "$new" ;;
 *.xz)
-	[ -r "$config" ] || die "config $config not found (Debian's: apt-get install linux-config-6.12)"
+	[ -r "$config" ] || die "config $config not found (Debian's: linux-config-6.12 from make deps, linux-config-7.3 from kernel/scripts/fetch-linux.sh 7.3)"
 	xz -dc "$config" > "$new" ;;
 *)
 	[ -r "$config" ] || die "config $config not found: give a .config file, an .xz one, or 'guest'"

@@ -133,7 +133,7 @@ if [ \"\$1\" = stop ]; then
 	until grep -q '^State:.*T' /proc/\$PPID/status; do :; done
 fi
 if [ \"\$1\" = ps ]; then
-	echo \"recorder: \$(grep -E '^(Name|Threads):' /proc/\$PPID/status | tr -s '\\t\\n' '  ')children: \$(cat /proc/\$PPID/task/*/children)\"
+	echo \"recorder: \$(grep -E '^(Name|Threads):' /proc/\$PPID/status | tr -s '\\t\\n' '  ')children: \$(grep -ls \"^PPid:[[:space:]]*\$PPID\$\" /proc/[0-9]*/status | cut -d/ -f3 | tr '\\n' ,)\"
 	exit 0
 fi
 bench_refault fault 8 $faults 1 > /tmp/kpw.out

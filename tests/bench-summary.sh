@@ -24,7 +24,29 @@
 # refaults with `faulttune record` (summaries, the default) and `faulttune
 # record --trio`: trace.dat bytes per acquisition (the file's size less
 # that of a recording of `true`, over the acquisitions faulttune report
-# counts) and lost events.  Writes build/bench/summary.md and
+# counts) and lost events.
+#
+# On either kernel with kprobe_events (issue 31), the same refaults
+# under the kprobe recorder, BENCH_SUMMARY_REPS recordings each:
+#
+#   kprobe-stopped	`faulttune record --source=kprobe`, its child (the
+#			workload) stopping the recorder with SIGSTOP before
+#			the refaults and continuing it after: faulttune's own
+#			probes, filter, instance and buffer, written to and
+#			never read.  That is the probes' cost alone with no
+#			new tool code and nothing that could differ from a
+#			real recording; the recorder is one single-threaded
+#			process (the guest log's "info recorder:" line), so
+#			stopping it stops every reader.  -b 65536 holds the
+#			refaults' records, so nothing is lost (checked).
+#   kprobe		the same with the recorder running: what a user on one
+#			CPU pays, its reader included
+#   both		(patched) `record --source=both`: the kprobes and the
+#			summary event for the same acquisitions
+#
+# with each recording's median hold of an op=fault acquisition
+# (`faulttune report --json`), to set beside the released event's: the
+# hold with no probe inside it.  Writes build/bench/summary.md and
 # summary.txt.  Knobs: BENCH_SUMMARY_FAULTS (20000), BENCH_SUMMARY_REPS
 # (3), BENCH_SUMMARY_KERNELS ("stock patched").  KVER picks the kernel as
 # in tests/bench-icount.sh: 6.12 by default in build/, 7.3 in build/7.3/.
@@ -96,6 +118,54 @@ if [ -e \$H/hugetlb_fault_mutex_hold ]; then
 		echo \"SUMM \$form file bytes=\$(stat -c %s \$form.dat) base=\$(stat -c %s \$b) acquisitions=\$acq lost=\$lost\"
 		rm -f \$form.dat \$form.json
 	done
+fi
+# The kprobe recorder (issue 31), on either kernel: see the header.
+if [ -e \$T/kprobe_events ]; then
+	[ -d \$H ] && echo 0 > \$H/enable
+	echo 0 > \$T/tracing_on
+	echo 1408 > \$T/buffer_size_kb
+	cd /tmp
+	cat > kpw <<'EOF'
+#!/bin/sh
+# record's child: stop = stop the recorder (its parent) for the refaults
+if [ \"\$1\" = stop ]; then
+	kill -STOP \$PPID
+	until grep -q '^State:.*T' /proc/\$PPID/status; do :; done
+fi
+if [ \"\$1\" = ps ]; then
+	echo \"recorder: \$(grep -E '^(Name|Threads):' /proc/\$PPID/status | tr -s '\\t\\n' '  ')children: \$(grep -ls \"^PPid:[[:space:]]*\$PPID\$\" /proc/[0-9]*/status | cut -d/ -f3 | tr '\\n' ,)\"
+	exit 0
+fi
+bench_refault fault 8 $faults 1 > /tmp/kpw.out
+[ \"\$1\" = stop ] && kill -CONT \$PPID
+exit 0
+EOF
+	chmod +x kpw
+	echo \"SUMM info \$(faulttune record --source=kprobe -o ps.dat -- ./kpw ps 2> /dev/null | tr ' ' _) self=\$\$\"
+	rm -f ps.dat
+	kprec() { # NAME WHO SOURCE: the refaults under faulttune record
+		faulttune record --source=\$3 -b 65536 -o kp.dat -- ./kpw \$2 > kp.log 2>&1 ||
+			{ echo \"SUMM \$1 failed \$(tr '\\n' ' ' < kp.log)\"; return 1; }
+		echo \"SUMM \$1 refault \$(cat kpw.out)\"
+		faulttune report --json kp.dat > kp.json 2> /dev/null
+		acq=\$(sed -n 's/.*\"hugetlb\":{\"total\":{\"name\":\"all\",\"acquisitions\":\\([0-9]*\\).*/\\1/p' kp.json)
+		lost=\$(grep -o '\"lost_events\":[0-9]*' kp.json | head -1 | cut -d: -f2)
+		echo \"SUMM \$1 file acquisitions=\$acq lost=\$lost\"
+		echo \"SUMM \$1 hold \$(sed -n 's/.*\"ops\":\\[{\"name\":\"fault\",[^}]*\"hold_p50_ns\":\\([0-9]*\\).*/\\1/p' kp.json)\"
+		if [ \$3 = both ]; then
+			echo \"SUMM \$1 match \$(grep -o '\"match\":{[^}]*}' kp.json | tr -d '\"{}' | sed 's/^match://; s/:/=/g; s/,/ /g')\"
+			faulttune report --source=kprobe --json kp.dat > kp.json 2> /dev/null
+			echo \"SUMM \$1-kprobe hold \$(sed -n 's/.*\"ops\":\\[{\"name\":\"fault\",[^}]*\"hold_p50_ns\":\\([0-9]*\\).*/\\1/p' kp.json)\"
+		fi
+		[ -e kp1.txt ] || faulttune report kp.dat > kp1.txt 2>&1
+		rm -f kp.dat kp.json
+	}
+	for i in \$(seq $reps); do
+		kprec kprobe-stopped stop kprobe
+		kprec kprobe run kprobe
+		[ -e \$H/hugetlb_fault_mutex_hold ] && kprec both run both
+	done
+	cat kp1.txt kp.log
 fi"
 
 : > "$out/summary.txt"
@@ -116,19 +186,24 @@ python3 - "$out/summary.txt" "$faults" "$reps" "$out/summary.md" "$KVER" <<'PY'
 import statistics, sys
 path, faults, reps, md, kver = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 on = "" if kver == "6.12" else " on Linux %s" % kver
-ipr, hold, nev, files = {}, {}, {}, {}
+ipr, holds, nev, files, match, failed = {}, {}, {}, {}, {}, []
 for line in open(path):
     f = line.split()
     k, mode, what = f[0], f[1], f[2]
     kv = dict(x.split("=", 1) for x in f[3:] if "=" in x)
     if what == "refault":
         ipr.setdefault((k, mode), []).append(float(kv["seconds"]) * 1e9 / faults)
-    elif what == "hold":
-        hold[(k, mode)] = int(f[3])
+    elif what == "hold" and len(f) > 3:
+        holds.setdefault((k, mode), []).append(int(f[3]))
+    elif what == "match":
+        match.setdefault((k, mode), []).append(kv)
+    elif what == "failed":
+        failed.append(line.strip())
     elif what == "events":
         nev[(k, mode)] = int(f[3])
     elif what == "file":
-        files[(k, mode)] = kv
+        files.setdefault((k, mode), []).append(kv)
+hold = {km: statistics.median(v) for km, v in holds.items()}
 stock = statistics.median(ipr[("stock", "off")]) if ("stock", "off") in ipr else None
 poff = statistics.median(ipr[("patched", "off")])
 ref = hold.get(("patched", "released"))
@@ -160,7 +235,7 @@ with open(md, "w") as o:
             "|---|---|---|---|\n")
     per = {}
     for mode in ("summary", "trio"):
-        kv = files.get(("patched", mode))
+        kv = files.get(("patched", mode), [None])[0]
         if not kv or not kv.get("acquisitions"):
             continue
         a = int(kv["acquisitions"])
@@ -170,5 +245,67 @@ with open(md, "w") as o:
             a, per[mode], kv.get("lost", "-")))
     if "summary" in per and "trio" in per:
         o.write("\nThe summaries take %.2f of the trio's bytes.\n" % (per["summary"] / per["trio"]))
+
+    # issue 31: the kprobe recorder, in the same boots
+    kp = [km for km in (("stock", "kprobe-stopped"), ("stock", "kprobe"),
+                        ("patched", "kprobe-stopped"), ("patched", "kprobe"),
+                        ("patched", "both")) if km in ipr]
+    if kp or failed:
+        o.write("\n## kprobe recorder cost%s\n\n" % on)
+        o.write("The same refaults under `faulttune record --source=kprobe -b 65536` "
+                "(faulttune's kprobes on `hugetlb_fault_mutex_hash()` or the patched "
+                "`hugetlb_fault_mutex_lock()` and on `mutex_unlock()` filtered to the "
+                "table, and `lock:contention_begin/end`), median of %s recordings, each "
+                "its own `record` run.  probes on, no reader: the recorder stopped "
+                "(SIGSTOP from its child, the workload, before the refaults; SIGCONT "
+                "after), so the probes write to the ring buffer and nothing reads it; "
+                "with its reader: `record` running as a user runs it, its reader "
+                "sharing the one vCPU.  both: `record --source=both` on the patched "
+                "kernel (the kprobes and the summary event).  hold: the median "
+                "`hold_p50_ns` of op fault in `faulttune report --json` (a histogram "
+                "percentile, within 0.8%%).\n\n" % reps)
+        o.write("| kernel | recording | instructions/refault | spread | vs stock off "
+                "| over stock off | acquisitions | lost | median hold_ns | vs released |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n")
+        for k, mode in (("stock", "off"),) + tuple(kp[:2]) + (("patched", "off"),
+                        ("patched", "summary"), ("patched", "released")) + tuple(kp[2:]):
+            v = ipr.get((k, mode))
+            if not v:
+                continue
+            med = statistics.median(v)
+            spread = (max(v) - min(v)) / med * 100
+            fl = files.get((k, mode), [{}])
+            h = hold.get((k, mode))
+            name = {"off": "none (events off)", "summary": "summary event (events, no probe)",
+                    "released": "released event (no probe)",
+                    "kprobe-stopped": "kprobes, probes on, no reader",
+                    "kprobe": "kprobes, with its reader",
+                    "both": "both (kprobes + summary), with its reader"}[mode]
+            o.write("| %s | %s | %.0f | %.2f%% | %s | %s | %s | %s | %s | %s |\n" % (
+                k, name, med, spread, "%.3f" % (med / stock) if stock else "-",
+                "%+.0f" % (med - stock) if stock else "-",
+                "/".join(x.get("acquisitions") or "-" for x in fl) if (k, mode) in kp else "-",
+                "/".join(x.get("lost") or "-" for x in fl) if (k, mode) in kp else "-",
+                "%.0f" % h if h is not None else "-",
+                "%.3f" % (h / ref) if h is not None and ref and k == "patched" else "-"))
+        kh, bh, bk = hold.get(("patched", "kprobe")), hold.get(("patched", "both")), \
+            hold.get(("patched", "both-kprobe"))
+        if kh is not None and ref:
+            o.write("\nRecorded hold of a refault, patched kernel: kprobe recorder %.0f ns, "
+                    "released (no probe inside) %.0f: %+.0f instructions, %+.1f%% (goal: "
+                    "within 10%%: %s).\n" % (kh, ref, kh - ref, (kh / ref - 1) * 100,
+                    "met" if abs(kh / ref - 1) <= 0.10 else "**missed**"))
+        if bh is not None and bk is not None:
+            m = match.get(("patched", "both"), [{}])
+            o.write("With `--source=both` (the same acquisitions recorded both ways): the "
+                    "summary's median hold %.0f, the kprobes' %.0f (%+.1f%%); per matched "
+                    "acquisition |kprobe - summary| hold p50 %s, p99 %s ns (%s of %s "
+                    "summaries matched).\n" % (bh, bk, (bk / bh - 1) * 100,
+                    "/".join(x.get("hold_diff_p50_ns", "-") for x in m),
+                    "/".join(x.get("hold_diff_p99_ns", "-") for x in m),
+                    "/".join(x.get("matched", "-") for x in m),
+                    "/".join(x.get("summaries", "-") for x in m)))
+        for f in failed:
+            o.write("\nFailed: `%s`\n" % f)
 print(open(md).read())
 PY

@@ -43,8 +43,11 @@
 #  14 summary	what recording costs: instructions per refault and the
 #		recorded hold with the hugetlb_fault_mutex_hold summary,
 #		released alone, the trio and every event; trace.dat bytes per
-#		acquisition of record and record --trio (tests/bench-summary.sh;
-#		BENCH_SUMMARY=0 leaves it out)
+#		acquisition of record and record --trio; the same refaults
+#		under the kprobe recorder, its probes on with no reader and
+#		record with its reader, and its recorded hold against the
+#		released event's (tests/bench-summary.sh; BENCH_SUMMARY=0
+#		leaves it out)
 #  15 watch	an always-on faulttune watch on the host for BENCH_WATCH_MIN
 #		minutes (60) at -i 5: RSS after the first windows against the
 #		end, CPU per window (tools/faulttune/tests/watch-cost.sh)

@@ -63,6 +63,7 @@ struct ft_kpair {
 	struct ft_map tasks;		/* pid + 1 -> struct kp_task */
 	uint64_t keys, acquisitions, recomputes, no_table, unknown_caller;
 	uint64_t unlock_nokey, bucket_mismatch, replaced, open_at_end;
+	uint64_t acq_at_key;		/* no contention_end: held from the key */
 	uint64_t op_n[FT_HOP_NR];
 	/* against the summaries */
 	uint64_t summaries, matched, kp_only, ev_only, same_hash, same_bucket,
@@ -373,6 +374,8 @@ static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
 	out->contended = t->contended || t->slept;
 	out->wait_ns = t->acq - t->req;
 	out->hold_ns = ev->ts - t->acq;
+	if (t->state == KP_REQ)
+		kp->acq_at_key++;
 	drop(kp, t);
 	kp->acquisitions++;
 	kp->op_n[out->op < FT_HOP_NR ? out->op : FT_HOP_OTHER]++;
@@ -491,13 +494,14 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 		ft_json_str(f, kp->uncovered);
 		fprintf(f, ",\"keys\":%llu,\"acquisitions\":%llu,\"recomputed\":%llu,"
 			"\"unlock_without_key\":%llu,\"open_at_end\":%llu,"
-			"\"unknown_caller\":%llu",
+			"\"unknown_caller\":%llu,\"acquired_at_key\":%llu",
 			(unsigned long long)kp->keys,
 			(unsigned long long)kp->acquisitions,
 			(unsigned long long)kp->recomputes,
 			(unsigned long long)kp->unlock_nokey,
 			(unsigned long long)kp->open_at_end,
-			(unsigned long long)kp->unknown_caller);
+			(unsigned long long)kp->unknown_caller,
+			(unsigned long long)kp->acq_at_key);
 		if (kp->summaries)
 			fprintf(f, ",\"match\":{\"summaries\":%llu,\"matched\":%llu,"
 				"\"kprobe_only\":%llu,\"events_only\":%llu,"
@@ -542,6 +546,21 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 		(unsigned long long)kp->unlock_nokey,
 		(unsigned long long)kp->open_at_end,
 		kp->no_table ? "; keys before the table was known: skipped" : "");
+	/*
+	 * Without lock debugging an uncontended mutex_lock() emits no
+	 * lock:contention_end to date the acquisition: the hold then runs
+	 * from the key probe and holds most of both probes' own cost
+	 * (Documentation/bench.md, the kprobe recorder's cost).
+	 */
+	if (kp->acq_at_key * 2 > kp->acquisitions)
+		fprintf(f, "  holds: %.0f%% of the acquisitions had no "
+			"lock:contention_end to date them, so each hold runs "
+			"from the key probe and includes most of both probes' "
+			"own cost (about 1,500 instructions on a kernel without "
+			"lock debugging; a page-cache-hit refault holds its mutex "
+			"about 550): short holds, and the collision wait "
+			"predicted from them, are overstated\n",
+			pct(kp->acq_at_key, kp->acquisitions));
 	if (!kp->summaries)
 		return;
 	fprintf(f, "  against hugetlb_fault_mutex_hold: %llu summaries, %llu "

@@ -547,19 +547,20 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 		(unsigned long long)kp->open_at_end,
 		kp->no_table ? "; keys before the table was known: skipped" : "");
 	/*
-	 * Without lock debugging an uncontended mutex_lock() emits no
-	 * lock:contention_end to date the acquisition: the hold then runs
-	 * from the key probe and holds most of both probes' own cost
-	 * (Documentation/bench.md, the kprobe recorder's cost).
+	 * An uncontended mutex_lock() without lock debugging, or the
+	 * patched helper's trylock, emits no lock:contention_end to date
+	 * the acquisition: the hold then runs from the key probe and holds
+	 * most of both probes' own cost (Documentation/bench.md, the
+	 * kprobe recorder's cost).
 	 */
 	if (kp->acq_at_key * 2 > kp->acquisitions)
 		fprintf(f, "  holds: %.0f%% of the acquisitions had no "
 			"lock:contention_end to date them, so each hold runs "
 			"from the key probe and includes most of both probes' "
-			"own cost (about 1,500 instructions on a kernel without "
-			"lock debugging; a page-cache-hit refault holds its mutex "
-			"about 550): short holds, and the collision wait "
-			"predicted from them, are overstated\n",
+			"own cost (measured on production-like kernels: about "
+			"1,500 instructions, where a page-cache-hit refault "
+			"holds its mutex about 550): short holds, and the "
+			"collision wait predicted from them, are overstated\n",
 			pct(kp->acq_at_key, kp->acquisitions));
 	if (!kp->summaries)
 		return;

@@ -62,26 +62,52 @@ static uint32_t zero_table_stride(void)
 }
 
 /*
- * The mutex stride from the table's memory, as the table's period: the
- * multiple of 8 bytes at which the most words repeat one stride on (the
- * same value, or a pointer into their own mutex: 6.12's idle wait_list
- * pointing at itself), within the table's extent at that stride, in a
- * period that is not all zeros (an all-zero table has every period).  The
- * smallest one within 2% of the best wins, since every multiple of the
- * stride repeats as well, and only if at least 3 words in 4 repeat: a
- * mutex held while the table was read, or one whose lockdep class cache
- * is filled and another's not, differs.  With lock debugging the lockdep
- * map's key and name pointers repeat in every mutex; 7.3's idle mutex has
- * no self-pointing words (a NULL first_waiter instead of a wait_list).
- * Measured in the lockdep guests, after workloads: 144 bytes on 6.12, 136
- * on 7.3; 7.3 without lock debugging is the all-zero table below.  0 when
- * the memory does not show it.
+ * The mutex stride in words, from nw words of the table's memory (n
+ * mutexes), as the table's period: the smallest s (at least four
+ * repeats within the table's extent at that stride) at which some word
+ * of a mutex is the same in nearly every mutex, 9 pairs of neighbours in
+ * 10 or more: a non-zero value that repeats (lockdep's key and name
+ * pointers, the spinlock debug magic), or a pointer into its own mutex at
+ * the same offset (6.12's idle wait_list pointing at itself).  Columns,
+ * not the share of all words that repeat: after workloads a used mutex
+ * and an unused one differ in their lockdep class caches, and on 7.3's
+ * lockdep guest that made two strides repeat more words than the real
+ * one (0.956 at 272 bytes, 0.941 at 136).  A multiple of the stride has
+ * the same columns, so the smallest wins; a mutex held while the table
+ * was read breaks one pair of a column, not the column.  0: no column.
+ */
+int ft_stride_of(const uint64_t *words, int nw, uint32_t n)
+{
+	int s, o, k, end, pairs, same;
+
+	for (s = 1; s <= nw / 4; s++) {
+		end = (uint64_t)n * s < (uint64_t)nw ? (int)(n * s) : nw;
+		if (end < 4 * s)
+			break;
+		for (o = 0; o < s; o++) {
+			pairs = same = 0;
+			for (k = o; k + s < end; k += s) {
+				pairs++;
+				same += (words[k] || words[k + s]) &&
+					same_field(words[k], words[k + s], 8ULL * s);
+			}
+			if (pairs >= 3 && 10 * same >= 9 * pairs)
+				return s;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The stride in bytes from the table in /proc/kcore (ft_stride_of(), or
+ * the all-zero table above).  Measured in the lockdep guests, after
+ * workloads: 144 bytes on 6.12, 136 on 7.3.  0 when the memory does not
+ * show it.
  */
 uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
 {
 	uint64_t words[512];
-	double ratio[129] = { 0 }, best = 0;
-	int nw = 512, s, i, same, nonzero, end;
+	int nw = 512;
 
 	/* the period must repeat four times in what is read */
 	if (n < 4 || ft_kcore_read(base, words, sizeof(words)))
@@ -92,24 +118,7 @@ uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
 	 */
 	if (zero_table(words, (uint64_t)n * 3 < (uint64_t)nw ? (int)(n * 3) : nw))
 		return zero_table_stride();
-	for (s = 1; s <= nw / 4; s++) {
-		end = (uint64_t)n * s < (uint64_t)nw ? (int)(n * s) : nw;
-		same = nonzero = 0;
-		for (i = 0; i + s < end; i++) {
-			same += same_field(words[i], words[i + s], 8ULL * s);
-			nonzero |= i < s && words[i];
-		}
-		if (nonzero)
-			ratio[s] = (double)same / (end - s);
-		if (ratio[s] > best)
-			best = ratio[s];
-	}
-	if (best < 0.75)
-		return 0;
-	for (s = 1; s <= nw / 4; s++)
-		if (ratio[s] >= best - 0.02)
-			return 8 * s;
-	return 0;
+	return 8 * ft_stride_of(words, nw, n);
 }
 
 /*

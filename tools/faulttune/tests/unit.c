@@ -1675,6 +1675,49 @@ static void test_plot(void)
 }
 
 /* tracefs found in a mounts table wherever it is, debugfs alone is not it */
+/*
+ * The mutex stride from a table's memory (kfacts.c): the words of 7.3's
+ * lockdep guest after workloads, where used and unused mutexes differ in
+ * a class cache word (the share of repeating words put 272 bytes ahead
+ * of the real 136); 6.12's production mutex, whose idle wait_list points
+ * at itself, with one mutex held and waited for; and tables with no
+ * column that repeats.
+ */
+static void test_stride(void)
+{
+	static const uint64_t m73[17] = {
+		0, 0xdead4ead00000000ULL, 0xffffffffULL, ~0ULL,
+		0xffffffff81c70d10ULL, 0xffffffff81e8a970ULL, 0,
+		0xffffffff817475d0ULL, 0x200, 0, 0, 0 /* self */,
+		0xffffffff8270d350ULL, 0xffffffff81e8a7e0ULL, 0,
+		0xffffffff81763587ULL, 0x400 };
+	uint64_t w[512];
+	unsigned int seed = 7;
+	int i;
+
+	for (i = 0; i < 512; i++) {
+		w[i] = m73[i % 17];
+		if (i % 17 == 11)	/* the mutex magic: its own address */
+			w[i] = 0xff11000100366000ULL + 136 * (i / 17);
+		if (i % 17 == 5 && (i / 17) % 4 >= 2)
+			w[i] = 0;	/* class cache of an unused mutex */
+	}
+	EQ(ft_stride_of(w, 512, 32), 17);
+	/* 6.12, no lock debugging: owner, wait_lock + osq, wait_list */
+	for (i = 0; i < 512; i++)
+		w[i] = i % 4 < 2 ? 0 : 0xff11000100400000ULL + 32 * (i / 4) + 16;
+	w[40] = 0xffffc90000123000ULL;	/* mutex 10 held: owner, a waiter */
+	w[42] = w[43] = 0xffffc90000abc000ULL;
+	EQ(ft_stride_of(w, 512, 256), 4);
+	/* three mutexes are too few for a period (four repeats) */
+	EQ(ft_stride_of(w, 512, 3), 0);
+	memset(w, 0, sizeof(w));
+	EQ(ft_stride_of(w, 512, 32), 0);
+	for (i = 0; i < 512; i++)
+		w[i] = (seed = seed * 1103515245u + 12345u) | 1;
+	EQ(ft_stride_of(w, 512, 32), 0);
+}
+
 static void test_tracefs_mounted(void)
 {
 	static const struct {
@@ -1737,5 +1780,6 @@ int main(void)
 	test_nomem();
 	test_fuzz_reader();
 	test_tracefs_mounted();
+	test_stride();
 	return check_done(NULL);
 }

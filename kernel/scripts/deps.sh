@@ -18,9 +18,10 @@ pkgs=(
 	# peer workloads, plots, and make bench's peak-memory measurement
 	stress-ng gnuplot-nox time
 	# installing: faulttune(1), the Debian packages of the tool and of the
-	# kernel (Debian's own 6.12 config by default), their checks
+	# kernel (Debian's own 6.12 config by default), their checks; 7.3's
+	# bindeb-pkg also declares libdw-dev as a build dependency
 	python3-docutils man-db bash-completion debhelper dpkg-dev lintian
-	linux-config-6.12
+	linux-config-6.12 libdw-dev
 )
 
 # deps.sh PACKAGE...: only those (make deb needs none of the kernel's)

@@ -618,6 +618,8 @@ int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
 const char *ft_fault_table_find(uint64_t *base, uint32_t *n);
 uint32_t ft_fault_table_stride(uint64_t base, uint32_t n);
 int ft_stride_of(const uint64_t *words, int nw, uint32_t n);	/* words */
+/* BTF first, then the table's memory; *from: "btf", "kcore", "unknown" */
+uint32_t ft_mutex_stride(uint64_t base, uint32_t n, const char **from);
 /* the lockdown level, "none", "integrity" or ...; NULL: securityfs does not say */
 const char *ft_lockdown(void);
 

@@ -122,6 +122,25 @@ uint32_t ft_fault_table_stride(uint64_t base, uint32_t n)
 }
 
 /*
+ * The stride of the table's mutexes: sizeof(struct mutex) from BTF where
+ * the kernel has it (distribution kernels do), else the table's memory.
+ * *from says which, "btf" or "kcore"; "unknown" with 0.  n = 0: BTF only.
+ */
+uint32_t ft_mutex_stride(uint64_t base, uint32_t n, const char **from)
+{
+	long btf = ft_btf_struct_size("/sys/kernel/btf/vmlinux", "mutex");
+	uint32_t s;
+
+	if (btf > 0) {
+		*from = "btf";
+		return btf;
+	}
+	s = n ? ft_fault_table_stride(base, n) : 0;
+	*from = s ? "kcore" : "unknown";
+	return s;
+}
+
+/*
  * The running kernel's fault mutex table, through kallsyms and /proc/kcore:
  * its base and size, or NULL with both 0; otherwise why it is not known.
  */

@@ -29,7 +29,6 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
-#include "model.h"
 
 /* the probed functions, best first; args as kprobe fetchargs */
 static const struct ft_kp_key {
@@ -193,18 +192,12 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	struct ft_kp_key test = { 0 };
 	uint64_t target = 0;
 	char filter[128], cfilter[128], *dir;
-	const char *fail = NULL, *lock;
+	const char *fail = NULL, *from;
 	size_t i;
-	long btf;
 	int ok;
 
 	memset(kp, 0, sizeof(*kp));
 	snprintf(kp->group, sizeof(kp->group), "faulttune_%d", (int)getpid());
-	/* first: under it tracefs has no kprobe_events either */
-	lock = ft_lockdown();
-	if (lock && !strcmp(lock, "confidentiality"))
-		return "kernel lockdown=confidentiality refuses kprobes and "
-		       "/proc/kcore";
 	dir = tracefs_get_tracing_file("kprobe_events");
 	ok = dir && !access(dir, W_OK);
 	tracefs_put_tracing_file(dir);
@@ -214,9 +207,7 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	fail = ft_fault_table_find(&kp->base, &kp->n);
 	if (fail)
 		return fail;
-	/* BTF's sizeof(struct mutex) where the kernel has it, as record's */
-	btf = ft_btf_struct_size("/sys/kernel/btf/vmlinux", "mutex");
-	kp->stride = btf > 0 ? (uint32_t)btf : ft_fault_table_stride(kp->base, kp->n);
+	kp->stride = ft_mutex_stride(kp->base, kp->n, &from);
 	if (!kp->stride)
 		return "the fault mutex table's stride is not shown by "
 		       "/proc/kcore: the unlock probe cannot be filtered to it";

@@ -259,23 +259,13 @@ const char *ft_record_fallback_marker(struct ft_inst *fi)
 {
 	static char text[320];
 	uint64_t base;
-	uint32_t n, stride = 0;
-	long btf;
-	const char *why, *sfrom = "unknown";
+	uint32_t n, stride;
+	const char *why, *sfrom;
 
 	if (fi->evset != FT_EVS_CONTENTION)
 		return "";
-	btf = ft_btf_struct_size("/sys/kernel/btf/vmlinux", "mutex");
-	if (btf > 0) {
-		stride = btf;
-		sfrom = "btf";
-	}
 	why = ft_fault_table_find(&base, &n);
-	if (!why && !stride) {
-		stride = ft_fault_table_stride(base, n);
-		if (stride)
-			sfrom = "kcore";
-	}
+	stride = ft_mutex_stride(base, why ? 0 : n, &sfrom);
 	snprintf(text, sizeof(text), " fallback cpus=%d table=0x%llx nbuckets=%u "
 		 "table_from=%s mutex_bytes=%u mutex_bytes_from=%s%s%s",
 		 fi->ncpus, (unsigned long long)base, n,

@@ -166,10 +166,9 @@ static void knob_refused(const char *knob, int err)
 {
 	const char *lock = ft_lockdown();
 
+	/* confidentiality never gets here: preflight() refused first */
 	if (err != EPERM || !lock || !strcmp(lock, "none"))
 		ft_err("cannot read %s: %s", knob, strerror(err));
-	else if (!strcmp(lock, "confidentiality"))
-		confidential();
 	else
 		ft_err("cannot open %s: the kernel is locked down ([%s]), which "
 		       "closes debugfs; size the table at boot instead: "

@@ -1674,7 +1674,6 @@ static void test_plot(void)
 	unlink(path);
 }
 
-/* tracefs found in a mounts table wherever it is, debugfs alone is not it */
 /*
  * The mutex stride from a table's memory (kfacts.c): the words of 7.3's
  * lockdep guest after workloads, where used and unused mutexes differ in
@@ -1718,6 +1717,7 @@ static void test_stride(void)
 	EQ(ft_stride_of(w, 512, 32), 0);
 }
 
+/* tracefs found in a mounts table wherever it is, debugfs alone is not it */
 static void test_tracefs_mounted(void)
 {
 	static const struct {

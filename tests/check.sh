@@ -228,6 +228,12 @@ kprobe_agree() {	# PREFIX STOCK-LABEL PATCHED-LABEL
 	done
 }
 
+# The guest tests that boot on their own, never in a group's list:
+# selftests.t and kernel-storm.t (their own groups), kernel-lockdown.t and
+# faulttune-lockdown.t (a lockdown boot each), kernel-paths.t (it shrinks
+# the pool)
+ALONE="selftests|kernel-storm|kernel-lockdown|faulttune-lockdown|kernel-paths"
+
 # The guest tests 7.3 runs in make check (the rest in make check-long)
 GUEST73="kernel-knob kernel-trace kernel-race faulttune-record faulttune-tune faulttune-watch"
 
@@ -263,7 +269,7 @@ if [ $mode = long ]; then
 		# labels end in -long: make check's run keeps these logs
 		guest_tests 7.3-guest-long 7.3/guest-long 7.3/patched kernel-storm
 		rest=$(cd "$top/tests/guest" && ls *.t | sed 's/\.t$//' |
-			grep -Evx "selftests|kernel-storm|kernel-lockdown|faulttune-lockdown|kernel-paths|${GUEST73// /|}")
+			grep -Evx "$ALONE|${GUEST73// /|}")
 		guest_tests 7.3-guest-rest-long 7.3/guest 7.3/patched $rest
 		guest_tests 7.3-paths-long 7.3/paths 7.3/patched kernel-paths
 		guest_tests 7.3-fallback-stock-long 7.3/fallback-stock 7.3/stock faulttune-fallback faulttune-kprobe memtype-lookup
@@ -485,9 +491,8 @@ guest_done "paths" $rc "$logs/paths.err"
 
 # ---------------------------------------------------------------------------
 group "guest: the project's tests on the patched kernel"
-# kernel-storm.t is in make check-long, kernel-lockdown.t,
-# faulttune-lockdown.t and kernel-paths.t boot on their own
-tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | grep -Ev '^(selftests|kernel-storm|kernel-lockdown|faulttune-lockdown|kernel-paths).t$' | sed 's|^|/ft/tests/|' | tr '\n' ' ')
+# all but those that boot on their own ($ALONE)
+tests=$(cd "$top/tests/guest" && ls *.t 2>/dev/null | sed 's/\.t$//' | grep -Evx "$ALONE" | sed 's|^\(.*\)$|/ft/tests/\1.t|' | tr '\n' ' ')
 if [ -n "$tests" ]; then
 	VM_TIMEOUT=${VM_TIMEOUT_GUEST:-2400} vm guest patched "run-tests $tests"
 	rc=$?

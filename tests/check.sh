@@ -206,9 +206,10 @@ memtype_list() {	# PREFIX STOCK-LABEL PATCHED-LABEL
 	[ "$pat_stock" = "$pat_patched" ] || diff <(echo "$pat_stock") <(echo "$pat_patched") | sed 's/^/# /'
 }
 
-# faulttune-kprobe.t prints, per workload, tune --from's pick from five
-# recordings of this kernel's own source and the sizes it cannot separate
-# from it: the kprobe recorder on stock, the faulttune events on patched.
+# faulttune-kprobe.t prints, per workload, tune --from's pick from ten or
+# more recordings (10 active runs, at most 20) of this kernel's own source
+# and the sizes it cannot separate from it: the kprobe recorder on stock,
+# the faulttune events on patched.
 # Issue 31's promise: on the stock kernel the recommendation equals the
 # patched kernel's, or the two ranges overlap.
 agree_line() { sed -n "s/^# kprobe-agree: $2 $3 [a-z]* //p" "$logs/$1.log" | tail -n 1; }

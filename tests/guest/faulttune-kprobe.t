@@ -21,6 +21,10 @@ W=/tmp/ft-kprobe.$$
 # the number after "KEY": in the first match of PATTERN (a sed regex)
 after() { sed -n "s/.*$1\([0-9][0-9]*\).*/\1/p" "$2" | head -n 1; }
 ours() { grep -c 'faulttune_' $T/dynamic_events; }
+# whatif JSON: tune --json's what-if rows, "SIZE PREDICTED% SPREAD%" each
+whatif() {
+	tr '{' '\n' < "$1" | sed -n 's/^"size":\([0-9]*\),"memory_bytes":[0-9]*,"predicted_collision_pct":\([0-9.]*\),"predicted_sd_pct":\([0-9.]*\),.*/\1 \2 \3/p'
+}
 
 mkdir -p $W
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
@@ -229,14 +233,26 @@ if [ $kernel = patched ]; then
 		ie=$(sed -n 's/.*"inseparable":\[\([0-9,]*\)\].*/\1/p' $W/be.json)
 		ik=$(sed -n 's/.*"inseparable":\[\([0-9,]*\)\].*/\1/p' $W/bk.json)
 		echo "# $w: recommended from the events ${re:-?} (inseparable: ${ie:-none}), from the kprobe recorder ${rk:-?} (inseparable: ${ik:-none})"
-		# One short run each: tune cannot separate neighbouring sizes
-		# there (its inseparable lists hold the pick alone), and the
-		# kprobe side's holds include the patched kernel's traced lock
-		# path: the two picks are asked to be one size step apart at most.
-		[ -n "$re" ] && [ -n "$rk" ] && { [ "$re" = "$rk" ] ||
-			echo ",$ie," | grep -q ",$rk," || echo ",$ik," | grep -q ",$re," ||
-			[ "$re" = $((rk * 2)) ] || [ "$rk" = $((re * 2)) ]; }
-		t $? "$w: the two sources' recommendations at most one size apart (${re:-?}, ${rk:-?})"
+		# One run: its pick turns on whether a bound crosses the
+		# target, and the two sources' measurements of one run can sit
+		# either side of it (7.3, share: 3.45% and 3.67% collision wait
+		# at 32, bounds 0.97% and 1.03%: keep 32, and 128).  What the
+		# two must give alike is the what-if table: at every size the
+		# predicted collision wait within the sum of the two sides'
+		# printed spreads of the hash draws, plus a tenth for the kprobe
+		# side's holds, which include the probes' own cost (busybox awk
+		# has no sqrt for the root of the squares).
+		whatif $W/be.json > $W/we
+		whatif $W/bk.json > $W/wk
+		off=$(awk 'NR == FNR { p[$1] = $2; sd[$1] = $3; next }
+			($1 in p) { n++; d = $2 - p[$1]; if (d < 0) d = -d
+				m = $2 > p[$1] ? $2 : p[$1]
+				tol = $3 + sd[$1] + m / 10
+				if (d > tol) bad = bad " " $1 ": " p[$1] " vs " $2 " (+-" tol ")" }
+			END { print n + 0 " sizes;" (bad == "" ? " none off" : bad) }' $W/we $W/wk)
+		echo "# $w: what-if, events vs kprobe recorder: $off"
+		case $off in "0 sizes"*) false ;; *"none off") true ;; *) false ;; esac
+		t $? "$w: the two sources' what-if tables agree at every size within their printed spreads and a tenth ($off)"
 	done
 fi
 

@@ -240,7 +240,8 @@ if [ $kernel = patched ]; then
 		# two must give alike is the what-if table: at every size the
 		# predicted collision wait within the sum of the two sides'
 		# printed spreads of the hash draws, plus a tenth for the kprobe
-		# side's holds, which include the probes' own cost (busybox awk
+		# side's holds, which include the probes' own cost (microseconds
+		# beside these first-touch holds of milliseconds; busybox awk
 		# has no sqrt for the root of the squares).
 		whatif $W/be.json > $W/we
 		whatif $W/bk.json > $W/wk
@@ -287,22 +288,25 @@ for w in builtin qemu; do
 	else
 		set -- faulttune bench -w threads -t "$(nproc)" -s 64M -r 1
 	fi
-	files= i=0 active=0 ok=1
+	# the last tune of the loop is the one the checks below read
+	files= i=0 active=0 ok=1 rc=1
 	while [ $i -lt 20 ] && [ $active -lt 10 ]; do
 		i=$((i + 1))
 		faulttune record --source=$src -o $W/g-$w-$i.dat -- "$@" >/dev/null 2>$W/g.err ||
 			{ sed 's/^/# /' $W/g.err; ok=0; break; }
 		files="$files $W/g-$w-$i.dat"
 		[ $i -ge 10 ] || continue
-		faulttune tune --from $files --json >$W/g.json 2>/dev/null || { ok=0; break; }
+		faulttune tune --from $files --json >$W/g.json 2>$W/g.err
+		rc=$?
+		[ $rc = 0 ] || { sed 's/^/# /' $W/g.err; break; }
 		# "runs" there counts the active ones, "idle_runs" the rest
 		active=$(sed -n 's/.*"settled":{[^}]*"runs":\([0-9]*\),.*/\1/p' $W/g.json)
 		active=${active:-0}
 	done
 	[ $ok = 1 ]
 	t $? "$w: $i recordings with --source=$src, $active of them active (tune's idle runs left out)"
-	[ $active -ge 10 ] || echo "# $w: fewer than 10 active runs in 20 recordings: tune's pick from them cannot settle"
-	faulttune tune --from $files --json >$W/g.json 2>$W/g.err
+	[ $active -ge 10 ] || echo "# $w: fewer than 10 active runs in $i recordings: tune's pick from them cannot settle"
+	[ $rc = 0 ]
 	t $? "$w: tune --from the $i recordings"
 	r=$(jnum recommended $W/g.json)
 	ins=$(sed -n 's/.*"inseparable":\[\([0-9,]*\)\].*/\1/p' $W/g.json)

@@ -264,9 +264,9 @@ fi
 # so its pick comes with the sizes it cannot separate from it.  They go
 # on until tune has the FT_SETTLE_RUNS (10) active runs it needs to call
 # a pick settled, or 20 recordings: five were too few (tune says so
-# itself), and two five-run tunes of QEMU's preallocation on one patched
-# 7.3 kernel gave 32 {32} and 128 {64,128}, apart: a run holds only 128
-# faults, and 0 to 12 of them collide.
+# itself), and five-run tunes of QEMU's preallocation on the patched 7.3
+# kernel gave 32 {32} in one boot and 128 {64,128} in another, apart: a
+# run holds only 128 faults, and 0 to 12 of them collide.
 # check.sh compares the stock boot's "# kprobe-agree:" lines with the
 # patched boot's.  The patched kernel records both sources of the same
 # runs (--source=both), so that its runs carry the kprobe recorder's

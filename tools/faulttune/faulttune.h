@@ -607,6 +607,9 @@ const char *ft_ksyms_data(const struct ft_ksyms *ks, uint64_t addr, uint64_t *of
 int ft_ksyms_addr(const struct ft_ksyms *ks, const char *name, uint64_t *addr);
 char *ft_tracedat_kallsyms(const char *file, size_t *len);	/* v6 only */
 int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
+/* calls (e8 rel32; tail: e9 too) from func to target; -1: unreadable */
+int ft_kcall_count(const struct ft_ksyms *ks, const char *func, uint64_t target,
+		   int tail);
 
 /*
  * kfacts.c: the running kernel's fault mutex table through kallsyms and
@@ -669,6 +672,15 @@ struct ft_kprobes {
 	char covered[512];	/* "op:caller*calls,..." the key probe sees */
 	char uncovered[128];	/* "op,..." it does not */
 	int atexit_done;
+	/* the probes' own cost inside a hold, measured at create (kcal.c) */
+	struct ft_kcal {
+		int done;
+		char path[64];		/* "entry>callee" it was measured on */
+		uint64_t key_unlock;	/* ns: a hold dated at the key probe */
+		uint64_t key_key;	/* ns: each rehash of the held key */
+		uint64_t end_unlock;	/* ns: dated at lock:contention_end */
+	} cal;
+	const char *cal_why;	/* NULL, or why it was not measured */
 };
 /* NULL: created and enabled in inst; else why not (nothing left behind) */
 const char *ft_kprobes_create(struct ft_kprobes *kp,
@@ -677,6 +689,10 @@ void ft_kprobes_destroy(struct ft_kprobes *kp);	/* NULL, or again: nothing */
 int ft_kprobes_stale(int quiet);	/* removes faulttune_<pid> of dead runs */
 /* " kprobe group=... key=... table=... nbuckets=... stride=... covered=..." */
 const char *ft_kprobes_marker(const struct ft_kprobes *kp);
+/* kcal.c: fills kp->cal; NULL, or why not (then holds go uncorrected) */
+const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst,
+			    const struct ft_ksyms *ks, const char *key_format,
+			    const char *unlock_format);
 
 /*
  * kpair.c: the kprobe recorder's read side.  The reader hands it the

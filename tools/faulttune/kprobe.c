@@ -14,6 +14,8 @@
  *            address range: the release;
  *
  * and lock:contention_begin/end, enabled beside them, give the waits.
+ * The probes' own cost inside a hold is measured as they are created
+ * (kcal.c) and goes into the start marker, for kpair.c to take off.
  *
  * The group is faulttune_<pid>: two runs never share a probe, and a probe
  * whose run was killed is found by its pid (ft_kprobes_stale()).  Probes
@@ -95,40 +97,6 @@ static void destroy_at_exit(void)
 }
 
 /*
- * Calls (e8 rel32) to target inside func, in its first 16 KB: the call
- * sites a probe on target sees from func.  -1: func's text unreadable.
- */
-static int count_calls(const struct ft_ksyms *ks, const char *func,
-		       uint64_t target)
-{
-	unsigned char buf[16384];
-	uint64_t start, off;
-	size_t i, len = sizeof(buf);
-	const char *in;
-	int n = 0;
-
-	if (ft_ksyms_addr(ks, func, &start))
-		return 0;
-	/* near the end of the kernel's text, 16 KB may not all be mapped */
-	while (ft_kcore_read(start, buf, len))
-		if ((len /= 4) < 1024)
-			return -1;
-	for (i = 0; i + 5 <= len; i++) {
-		int32_t rel;
-
-		if (buf[i] != 0xe8)
-			continue;
-		memcpy(&rel, buf + i + 1, 4);
-		if (start + i + 5 + (int64_t)rel != target)
-			continue;
-		in = ft_ksyms_func(ks, start + i, &off);
-		if (in && !strcmp(in, func))
-			n++;
-	}
-	return n;
-}
-
-/*
  * Which ops the key probe sees on this kernel: each caller's out-of-line
  * calls, from its text in /proc/kcore.  A caller that hashes inline (or
  * that this kernel lacks) is not seen.  0, or -1 when no caller is seen.
@@ -142,7 +110,7 @@ static int find_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 
 	kp->covered[0] = '\0';
 	for (i = 0; (func = ft_kprobe_caller(i, &cop)); i++) {
-		int n = count_calls(ks, func, target);
+		int n = ft_kcall_count(ks, func, target, 0);
 
 		if (n <= 0)
 			continue;
@@ -246,17 +214,18 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 			 "(inlined everywhere in this kernel)", k->func);
 		return why;
 	}
-	ft_ksyms_free(ks);
 
 	kp->key = tracefs_kprobe_alloc(kp->group, "key", k->func, k->format);
 	kp->unlock = tracefs_kprobe_alloc(kp->group, "unlock", "mutex_unlock",
 					  "lock=$arg1:x64");
 	if (!kp->key || !kp->unlock) {
+		ft_ksyms_free(ks);
 		ft_kprobes_destroy(kp);
 		return "out of memory";
 	}
 	tracefs_error_clear(NULL);
 	if (tracefs_dynevent_create(kp->key)) {
+		ft_ksyms_free(ks);
 		fail = create_failed(k->func, why, sizeof(why));
 		tracefs_dynevent_free(kp->key);
 		kp->key = NULL;
@@ -269,6 +238,7 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 		kp->atexit_done = 1;
 	}
 	if (tracefs_dynevent_create(kp->unlock)) {
+		ft_ksyms_free(ks);
 		fail = create_failed("mutex_unlock", why, sizeof(why));
 		tracefs_dynevent_free(kp->unlock);
 		kp->unlock = NULL;
@@ -294,11 +264,18 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 				     cfilter) < 0 ||
 	    tracefs_event_enable(inst, kp->group, "unlock") ||
 	    tracefs_event_enable(inst, kp->group, "key")) {
+		ft_ksyms_free(ks);
 		snprintf(why, sizeof(why), "cannot filter or enable the kprobe "
 			 "events in our instance: %s", strerror(errno));
 		ft_kprobes_destroy(kp);
 		return why;
 	}
+	/* last: with the filters set, nothing else fills the buffer */
+	kp->cal_why = getenv("FAULTTUNE_NO_KCAL") ? "the probes' own cost was "
+		      "not measured (FAULTTUNE_NO_KCAL): holds are not corrected "
+		      "for it" : ft_kcal_measure(kp, inst, ks, k->format,
+						 "lock=$arg1:x64");
+	ft_ksyms_free(ks);
 	return NULL;
 }
 
@@ -306,10 +283,20 @@ const char *ft_kprobes_marker(const struct ft_kprobes *kp)
 {
 	static char text[1024];
 
-	snprintf(text, sizeof(text), " kprobe group=%s key=%s table=0x%llx "
-		 "nbuckets=%u stride=%u covered=%s uncovered=%s", kp->group,
-		 kp->key_func, (unsigned long long)kp->base, kp->n, kp->stride,
-		 kp->covered, kp->uncovered[0] ? kp->uncovered : "none");
+	int len;
+
+	len = snprintf(text, sizeof(text), " kprobe group=%s key=%s "
+		       "table=0x%llx nbuckets=%u stride=%u covered=%s "
+		       "uncovered=%s", kp->group, kp->key_func,
+		       (unsigned long long)kp->base, kp->n, kp->stride,
+		       kp->covered, kp->uncovered[0] ? kp->uncovered : "none");
+	/* ns, in the trace clock: what kpair.c takes off each hold */
+	if (kp->cal.done && len > 0 && (size_t)len < sizeof(text))
+		snprintf(text + len, sizeof(text) - len, " probe_cost=%llu,%llu,%llu "
+			 "probe_cost_on=%s",
+			 (unsigned long long)kp->cal.key_unlock,
+			 (unsigned long long)kp->cal.key_key,
+			 (unsigned long long)kp->cal.end_unlock, kp->cal.path);
 	return text;
 }
 

@@ -290,3 +290,39 @@ int ft_kcore_read(uint64_t addr, void *buf, size_t len)
 	close(fd);
 	return ret;
 }
+
+/*
+ * Calls (e8 rel32) to target inside func, in its first 16 KB, and tail
+ * calls (e9 rel32) too with tail: the call sites a probe on target sees
+ * from func.  -1: func's text unreadable.
+ */
+int ft_kcall_count(const struct ft_ksyms *ks, const char *func,
+		   uint64_t target, int tail)
+{
+	unsigned char buf[16384];
+	uint64_t start, off;
+	size_t i, len = sizeof(buf);
+	const char *in;
+	int n = 0;
+
+	if (ft_ksyms_addr(ks, func, &start))
+		return 0;
+	/* near the end of the kernel's text, 16 KB may not all be mapped */
+	while (ft_kcore_read(start, buf, len))
+		if ((len /= 4) < 1024)
+			return -1;
+	for (i = 0; i + 5 <= len; i++) {
+		int32_t rel;
+
+		if (buf[i] != 0xe8 && (!tail || buf[i] != 0xe9))
+			continue;
+		memcpy(&rel, buf + i + 1, 4);
+		if (start + i + 5 + (int64_t)rel != target)
+			continue;
+		/* in func itself: whichever alias names its start */
+		in = ft_ksyms_func(ks, start + i, &off);
+		if (in && off == i)
+			n++;
+	}
+	return n;
+}

@@ -431,6 +431,17 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 					fi->kp->group, fi->kp->key_func,
 					fi->kp->covered, fi->kp->uncovered[0] ?
 					fi->kp->uncovered : "none");
+			if (!quiet && fi->kp->cal.done)
+				ft_info("  the probes' own cost inside a hold, "
+					"measured on %s: %llu ns from the key, "
+					"%llu per rehash, %llu from "
+					"contention_end; taken off each hold",
+					fi->kp->cal.path,
+					(unsigned long long)fi->kp->cal.key_unlock,
+					(unsigned long long)fi->kp->cal.key_key,
+					(unsigned long long)fi->kp->cal.end_unlock);
+			else if (!quiet)
+				ft_info("  %s", fi->kp->cal_why);
 			return 0;
 		}
 		if (!quiet)

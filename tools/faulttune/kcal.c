@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kprobe recorder's own cost inside a hold, measured on this machine
+ * when the probes are created.
+ *
+ * A hold the recorder sees runs from one probe's timestamp to the next's:
+ * from the key probe (or lock:contention_end) to the unlock probe.  Each
+ * probe takes its timestamp part way through its work, so the span holds
+ * the first probe's work after its timestamp and the second's before it:
+ * on a production kernel about 1,500 instructions, where a page-cache-hit
+ * refault holds its mutex for about 550 (Documentation/bench.md, "kprobe
+ * recorder cost").  No choice of probe points removes that, but it is the
+ * same for every pair of probes of the same shapes, whatever the code
+ * between them: so it is measured on a path where nothing lies between.
+ *
+ * getpid() enters __x64_sys_getpid() and calls __task_pid_nr_ns() a few
+ * instructions later.  Probes of the recorder's shapes on those two
+ * functions, each a separate ftrace site as the real probes are, give per
+ * call the span of probe work alone:
+ *
+ *   key_unlock  the key probe's shape (no filter, its fetchargs), then
+ *               the unlock probe's (its fetcharg, a two-compare filter):
+ *               the cost inside a hold dated at the key probe;
+ *   key_key     key then key: inside a hold for each time the kernel
+ *               hashes the held key again (stock's hugetlb_no_page());
+ *   end_unlock  a filtered probe, then the unlock probe's shape: inside a
+ *               hold dated at lock:contention_end (a filtered event too,
+ *               though a tracepoint where this is a kprobe: an estimate).
+ *
+ * The median of 1000 calls each; kpair.c subtracts them.  The calibration
+ * probes live in the recorder's group as cal_a, cal_b and cal_c, enabled
+ * only in its instance, and go before the recording starts (a killed
+ * run's go with the group, ft_kprobes_stale()); the instance's buffer is
+ * cleared after them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <tracefs.h>
+#include "faulttune.h"
+
+#define CAL_CALLS	1000
+#define CAL_MIN_PAIRS	100
+
+/*
+ * The entry and a function it calls out of line, best first: getpid()
+ * has nothing between them; getppid() has rcu_read_lock(), nothing
+ * either on a production kernel, lockdep's work under PROVE_RCU.
+ */
+static const struct {
+	const char *entry, *callee;
+	long nr;
+} paths[] = {
+	{ "__x64_sys_getpid", "__task_pid_nr_ns", SYS_getpid },
+	{ "__x64_sys_getppid", "__task_pid_nr_ns", SYS_getppid },
+};
+
+/*
+ * The unlock filter's two compares, true for any kernel address (4- and
+ * 5-level paging): __task_pid_nr_ns()'s $arg1 is a task_struct
+ */
+#define CAL_RANGE_LO	"0xff00000000000000"
+#define CAL_RANGE_HI	"0xffffffffffffffff"
+
+struct cal_pass {
+	int id_a, id_b, pid;
+	size_t n, cap;
+	struct cal_rec { uint64_t ts; int cpu, b; } *r;
+};
+
+static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu,
+		     void *data)
+{
+	struct cal_pass *p = data;
+	struct cal_rec *r;
+
+	if (ev->id != p->id_a && ev->id != p->id_b)
+		return 0;
+	if (tep_data_pid(ev->tep, rec) != p->pid)
+		return 0;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 4096;
+		struct cal_rec *nr = realloc(p->r, cap * sizeof(*nr));
+
+		if (!nr)
+			return 1;
+		p->r = nr;
+		p->cap = cap;
+	}
+	r = &p->r[p->n++];
+	r->ts = rec->ts;
+	r->cpu = cpu;
+	r->b = ev->id == p->id_b;
+	return 0;
+}
+
+static int by_cpu_ts(const void *a, const void *b)
+{
+	const struct cal_rec *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int event_id(struct tep_handle *tep, const char *sys, const char *name)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, sys, name);
+
+	return ev ? ev->id : -1;
+}
+
+/*
+ * A parser for our three probes alone: tracefs_local_events_system()
+ * would read kallsyms and every printk format too (1.2 s on the TCG
+ * guests, for nothing these records need).
+ */
+static struct tep_handle *cal_tep(const char *group, const char *const *names)
+{
+	enum tep_endian e = tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN;
+	struct tep_handle *tep = tep_alloc();
+	char *buf;
+	int size = 0, i, bad;
+
+	if (!tep)
+		return NULL;
+	tep_set_long_size(tep, sizeof(long));
+	tep_set_page_size(tep, getpagesize());
+	tep_set_file_bigendian(tep, e);
+	tep_set_local_bigendian(tep, e);
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	bad = !buf || tep_parse_header_page(tep, buf, size, sizeof(long));
+	free(buf);
+	for (i = 0; !bad && names[i]; i++) {
+		buf = tracefs_event_file_read(NULL, group, names[i], "format", &size);
+		bad = !buf || tep_parse_event(tep, buf, size, group);
+		free(buf);
+	}
+	if (bad) {
+		tep_free(tep);
+		return NULL;
+	}
+	return tep;
+}
+
+/*
+ * A pass: our getpid() calls with what is enabled now; the median span
+ * from an event of id_a to the next, of id_b, on the same CPU.  The
+ * buffer is emptied before and after.  NULL, or why not.
+ */
+static const char *run_pass(struct tracefs_instance *inst,
+			    struct tep_handle *tep, long nr, int id_a, int id_b,
+			    uint64_t *med)
+{
+	struct cal_pass p = { .pid = getpid(), .id_a = id_a, .id_b = id_b };
+	const char *fail = NULL;
+	uint64_t *spans = NULL;
+	size_t i, n = 0;
+
+	if (tracefs_instance_file_clear(inst, "trace") ||
+	    tracefs_trace_on(inst))
+		return "cannot start tracing in our instance";
+	for (i = 0; i < CAL_CALLS; i++)
+		syscall(nr);
+	tracefs_trace_off(inst);
+	if (tracefs_iterate_raw_events(tep, inst, NULL, 0, on_record, &p)) {
+		fail = "cannot read its events";
+		goto out;
+	}
+	qsort(p.r, p.n, sizeof(*p.r), by_cpu_ts);
+	spans = calloc(p.n ? p.n : 1, sizeof(*spans));
+	for (i = 0; spans && i + 1 < p.n; i++)
+		if (!p.r[i].b && p.r[i + 1].b && p.r[i].cpu == p.r[i + 1].cpu)
+			spans[n++] = p.r[i + 1].ts - p.r[i].ts;
+	if (n < CAL_MIN_PAIRS) {
+		fail = "too few of its calls seen by both probes";
+		goto out;
+	}
+	qsort(spans, n, sizeof(*spans), by_u64);
+	*med = spans[n / 2];
+out:
+	tracefs_instance_file_clear(inst, "trace");
+	free(p.r);
+	free(spans);
+	return fail;
+}
+
+/*
+ * Three probes, armed twice: cal_a (the key's shape) on the entry, and on
+ * the callee cal_b (the unlock's shape and filter) then, in its place,
+ * cal_c (the key's shape).  Each arming rewrites the kernel's ftrace
+ * sites, the slow part (about 0.1 s each on the TCG guests), so cal_a
+ * stays armed throughout and only its filter changes between the first
+ * two passes.
+ */
+static const char *calibrate(struct ft_kcal *cal, const char *group,
+			     struct tracefs_instance *inst, int path,
+			     const char *key_format, const char *unlock_format,
+			     const char *f_key, const char *f_unlock)
+{
+	static const char *const names[] = { "cal_a", "cal_b", "cal_c", NULL };
+	struct tracefs_dynevent *ev[3] = {
+		tracefs_kprobe_alloc(group, "cal_a", paths[path].entry, key_format),
+		tracefs_kprobe_alloc(group, "cal_b", paths[path].callee,
+				     unlock_format),
+		tracefs_kprobe_alloc(group, "cal_c", paths[path].callee, key_format),
+	};
+	struct tep_handle *tep = NULL;
+	const char *fail = NULL;
+	int i, made = 0, a, b, c;
+
+	for (i = 0; i < 3; i++) {
+		if (!ev[i] || tracefs_dynevent_create(ev[i])) {
+			fail = "cannot create its probes";
+			goto out;
+		}
+		made = i + 1;
+	}
+	tep = cal_tep(group, names);
+	a = tep ? event_id(tep, group, "cal_a") : -1;
+	b = tep ? event_id(tep, group, "cal_b") : -1;
+	c = tep ? event_id(tep, group, "cal_c") : -1;
+	if (a < 0 || b < 0 || c < 0) {
+		fail = "cannot read its probes' formats";
+		goto out;
+	}
+	if (tracefs_event_file_write(inst, group, "cal_b", "filter",
+				     f_unlock) < 0 ||
+	    tracefs_event_enable(inst, group, "cal_a") ||
+	    tracefs_event_enable(inst, group, "cal_b")) {
+		fail = "cannot enable its probes";
+		goto out;
+	}
+	fail = run_pass(inst, tep, paths[path].nr, a, b, &cal->key_unlock);
+	if (fail)
+		goto out;
+	if (tracefs_event_file_write(inst, group, "cal_a", "filter", f_key) < 0) {
+		fail = "cannot filter its probe";
+		goto out;
+	}
+	fail = run_pass(inst, tep, paths[path].nr, a, b, &cal->end_unlock);
+	if (fail)
+		goto out;
+	/* "0" clears a filter */
+	if (tracefs_event_file_write(inst, group, "cal_a", "filter", "0") < 0 ||
+	    tracefs_event_disable(inst, group, "cal_b") ||
+	    tracefs_event_enable(inst, group, "cal_c")) {
+		fail = "cannot enable its probes";
+		goto out;
+	}
+	fail = run_pass(inst, tep, paths[path].nr, a, c, &cal->key_key);
+out:
+	tracefs_trace_off(inst);
+	for (i = made - 1; i >= 0; i--)
+		if (tracefs_dynevent_destroy(ev[i], true))
+			ft_err("cannot remove its calibration probe: %s",
+			       strerror(errno));
+	for (i = 0; i < 3; i++)
+		tracefs_dynevent_free(ev[i]);
+	tracefs_instance_file_clear(inst, "trace");
+	tep_free(tep);
+	return fail;
+}
+
+const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst,
+			    const struct ft_ksyms *ks, const char *key_format,
+			    const char *unlock_format)
+{
+	static char why[384];
+	const char *fail = "no getpid()/getppid() path with a call to "
+			   "__task_pid_nr_ns() in kallsyms";
+	char f_unlock[128], f_key[128];
+	uint64_t target;
+	size_t i;
+
+	memset(&kp->cal, 0, sizeof(kp->cal));
+	snprintf(f_unlock, sizeof(f_unlock), "lock >= %s && lock < %s",
+		 CAL_RANGE_LO, CAL_RANGE_HI);
+	/* two compares that pass, on a field every event has */
+	snprintf(f_key, sizeof(f_key), "common_pid > 0 && common_pid < %d",
+		 (int)getpid() + 1);
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (!ks || ft_ksyms_addr(ks, paths[i].callee, &target) ||
+		    ft_kcall_count(ks, paths[i].entry, target, 1) <= 0)
+			continue;
+		fail = calibrate(&kp->cal, kp->group, inst, (int)i, key_format,
+				 unlock_format, f_key, f_unlock);
+		if (!fail) {
+			snprintf(kp->cal.path, sizeof(kp->cal.path), "%s>%s",
+				 paths[i].entry, paths[i].callee);
+			kp->cal.done = 1;
+			return NULL;
+		}
+		snprintf(why, sizeof(why), "the probes' own cost was not "
+			 "measured on %s>%s (%s): holds are not corrected for it",
+			 paths[i].entry, paths[i].callee, fail);
+		memset(&kp->cal, 0, sizeof(kp->cal));
+		return why;
+	}
+	snprintf(why, sizeof(why), "the probes' own cost was not measured (%s): "
+		 "holds are not corrected for it", fail);
+	return why;
+}

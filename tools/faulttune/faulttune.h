@@ -720,6 +720,8 @@ const char *ft_kprobe_caller(size_t i, unsigned int *op);
 enum ft_source { FT_SRC_AUTO, FT_SRC_EVENTS, FT_SRC_KPROBE,
 		 FT_SRC_CONTENTION, FT_SRC_BOTH };
 extern int ft_source;
+/* the kprobe recorder's holds as recorded, the probes' cost left in */
+extern int ft_kpair_raw_holds;
 int ft_opt_source(const char *cmd, const char *s);
 
 /* bench.c: the workloads, also driven by tune */

@@ -17,6 +17,11 @@
  *                                  every mutex_lock() has them);
  *   unlock (mutex_unlock())        the release: the acquisition goes out.
  *
+ * The probes' own work between two timestamps lies inside every hold
+ * (kcal.c): the cost measured at record start, in the start marker, is
+ * taken off each hold, by how the hold was dated and how often the held
+ * key was hashed again inside it (ft_kpair_raw_holds: not).
+ *
  * contended, as the patched kernel's trylock says it: another task owned
  * the bucket when this one asked, or the wait slept (a contention_begin
  * without LCB_F_SPIN).  The op is the caller's, from the return address
@@ -26,6 +31,8 @@
  * has two accounts of each acquisition: they are matched one to one, per
  * task and key, and the match is what ft_kpair_print() reports.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "faulttune.h"
@@ -64,6 +71,11 @@ struct ft_kpair {
 	uint64_t keys, acquisitions, recomputes, no_table, unknown_caller;
 	uint64_t unlock_nokey, bucket_mismatch, replaced, open_at_end;
 	uint64_t acq_at_key;		/* no contention_end: held from the key */
+	/* the probes' own cost inside a hold (marker's probe_cost=), ns */
+	int have_cal;
+	uint64_t cal_ku, cal_kk, cal_eu;
+	char cal_on[64];
+	uint64_t corrected, clamped, corr_sum;
 	uint64_t op_n[FT_HOP_NR];
 	/* against the summaries */
 	uint64_t summaries, matched, kp_only, ev_only, same_hash, same_bucket,
@@ -121,6 +133,7 @@ int ft_kprobe_caller_op(const char *func, unsigned int *op)
 }
 
 int ft_source = FT_SRC_AUTO;
+int ft_kpair_raw_holds;
 
 int ft_opt_source(const char *cmd, const char *s)
 {
@@ -164,7 +177,7 @@ static const char *marker_val(const char *m, const char *key, char *buf,
 	if (!p)
 		return NULL;
 	p += strlen(key);
-	n = strcspn(p, " ");
+	n = strcspn(p, " \t\n");
 	if (n >= len)
 		n = len - 1;
 	memcpy(buf, p, n);
@@ -198,6 +211,24 @@ static void on_marker(struct ft_kpair *kp, const char *m)
 	kp->op_arg = !strcmp(kp->key_func, "hugetlb_fault_mutex_lock");
 	marker_val(m, " covered=", kp->covered, sizeof(kp->covered));
 	marker_val(m, " uncovered=", kp->uncovered, sizeof(kp->uncovered));
+	if (marker_val(m, " probe_cost=", v, sizeof(v)) &&
+	    sscanf(v, "%" SCNu64 ",%" SCNu64 ",%" SCNu64, &kp->cal_ku,
+		   &kp->cal_kk, &kp->cal_eu) == 3) {
+		kp->have_cal = 1;
+		marker_val(m, " probe_cost_on=", kp->cal_on, sizeof(kp->cal_on));
+	}
+}
+
+/*
+ * The probes' work inside this hold: the pair that dates it (key or
+ * contention_end, then unlock) and a key-to-key span for each rehash.
+ */
+static uint64_t probe_cost(struct ft_kpair *kp, const struct kp_task *t)
+{
+	if (!kp->have_cal || ft_kpair_raw_holds)
+		return 0;
+	return (t->state == KP_REQ ? kp->cal_ku : kp->cal_eu) +
+	       (uint64_t)t->recomputes * kp->cal_kk;
 }
 
 static struct kp_task *task(struct ft_kpair *kp, int pid)
@@ -347,6 +378,7 @@ static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
 {
 	struct kp_task *t;
 	uint32_t bucket;
+	uint64_t cost;
 
 	if (!in_table(kp, ev->ip, &bucket))
 		return 0;
@@ -374,6 +406,16 @@ static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
 	out->contended = t->contended || t->slept;
 	out->wait_ns = t->acq - t->req;
 	out->hold_ns = ev->ts - t->acq;
+	cost = probe_cost(kp, t);
+	if (cost) {
+		kp->corrected++;
+		if (cost >= out->hold_ns) {
+			kp->clamped++;
+			cost = out->hold_ns;
+		}
+		kp->corr_sum += cost;
+		out->hold_ns -= cost;
+	}
 	if (t->state == KP_REQ)
 		kp->acq_at_key++;
 	drop(kp, t);
@@ -494,14 +536,26 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 		ft_json_str(f, kp->uncovered);
 		fprintf(f, ",\"keys\":%llu,\"acquisitions\":%llu,\"recomputed\":%llu,"
 			"\"unlock_without_key\":%llu,\"open_at_end\":%llu,"
-			"\"unknown_caller\":%llu,\"acquired_at_key\":%llu",
+			"\"unknown_caller\":%llu,\"acquired_at_key\":%llu,"
+			"\"probe_cost\":{\"measured\":%s,\"key_unlock_ns\":%llu,"
+			"\"key_key_ns\":%llu,\"end_unlock_ns\":%llu,"
+			"\"holds_corrected\":%llu,\"clamped\":%llu,"
+			"\"mean_correction_ns\":%llu}",
 			(unsigned long long)kp->keys,
 			(unsigned long long)kp->acquisitions,
 			(unsigned long long)kp->recomputes,
 			(unsigned long long)kp->unlock_nokey,
 			(unsigned long long)kp->open_at_end,
 			(unsigned long long)kp->unknown_caller,
-			(unsigned long long)kp->acq_at_key);
+			(unsigned long long)kp->acq_at_key,
+			kp->have_cal ? "true" : "false",
+			(unsigned long long)kp->cal_ku,
+			(unsigned long long)kp->cal_kk,
+			(unsigned long long)kp->cal_eu,
+			(unsigned long long)kp->corrected,
+			(unsigned long long)kp->clamped,
+			(unsigned long long)(kp->corrected ?
+					     kp->corr_sum / kp->corrected : 0));
 		if (kp->summaries)
 			fprintf(f, ",\"match\":{\"summaries\":%llu,\"matched\":%llu,"
 				"\"kprobe_only\":%llu,\"events_only\":%llu,"
@@ -551,17 +605,37 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 	 * patched helper's trylock, emits no lock:contention_end to date
 	 * the acquisition: the hold then runs from the key probe and holds
 	 * most of both probes' own cost (Documentation/bench.md, the
-	 * kprobe recorder's cost).
+	 * kprobe recorder's cost), which kcal.c measured at record start.
 	 */
-	if (kp->acq_at_key * 2 > kp->acquisitions)
+	if (kp->have_cal && !ft_kpair_raw_holds)
+		fprintf(f, "  holds: the probes' own cost taken off each (measured "
+			"at record start on %s: %s from the key probe, %s per "
+			"rehash of the held key, %s from contention_end); mean "
+			"%s off per hold, %llu of %llu holds shorter than it (0)%s; "
+			"waits not corrected\n", kp->cal_on[0] ? kp->cal_on : "?",
+			ft_fmt_ns(kp->cal_ku, b[0], 32), ft_fmt_ns(kp->cal_kk, b[1], 32),
+			ft_fmt_ns(kp->cal_eu, b[2], 32),
+			ft_fmt_ns(kp->corrected ? kp->corr_sum / kp->corrected : 0,
+				  b[3], 32),
+			(unsigned long long)kp->clamped,
+			(unsigned long long)kp->corrected,
+			kp->acq_at_key * 2 > kp->acquisitions ?
+			"; most were dated at the key probe (no contention_end)" : "");
+	else if (kp->acq_at_key * 2 > kp->acquisitions)
 		fprintf(f, "  holds: %.0f%% of the acquisitions had no "
 			"lock:contention_end to date them, so each hold runs "
 			"from the key probe and includes most of both probes' "
-			"own cost (measured on production-like kernels: about "
+			"own cost (%s: on production-like kernels about "
 			"1,500 instructions, where a page-cache-hit refault "
 			"holds its mutex about 550): short holds, and the "
 			"collision wait predicted from them, are overstated\n",
-			pct(kp->acq_at_key, kp->acquisitions));
+			pct(kp->acq_at_key, kp->acquisitions),
+			ft_kpair_raw_holds ? "--raw-holds" :
+			"not measured at record start");
+	else if (!kp->have_cal)
+		fprintf(f, "  holds: as recorded, with the probes' own cost inside "
+			"(%s)\n", ft_kpair_raw_holds ? "--raw-holds" :
+			"not measured at record start");
 	if (!kp->summaries)
 		return;
 	fprintf(f, "  against hugetlb_fault_mutex_hold: %llu summaries, %llu "

@@ -30,6 +30,8 @@ static void report_usage(FILE *f)
 "      --sample-holds N  holds kept for the model and the what-if (default\n"
 "                     131072; past it, whole 10 ms windows; 0: every hold)\n"
 "      --source SRC   of a recording with both: events (default) or kprobe\n"
+"      --raw-holds    the kprobe recorder's holds as recorded, without taking\n"
+"                     off the probes' own cost measured at record start\n"
 "  -h, --help\n");
 }
 
@@ -48,12 +50,14 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "target", required_argument, NULL, 2 },
 		{ "sample-holds", required_argument, NULL, 3 },
 		{ "source", required_argument, NULL, 4 },
+		{ "raw-holds", no_argument, NULL, 5 },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	int c, fmt_set = 0;
 
 	memset(o, 0, sizeof(*o));
+	ft_kpair_raw_holds = 0;
 	o->file = "trace.dat";
 	o->top = 10;
 	o->timeout = -1;
@@ -113,6 +117,9 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		case 4:
 			if (ft_opt_source("report", optarg))
 				return -1;
+			break;
+		case 5:
+			ft_kpair_raw_holds = 1;
 			break;
 		case 'h':
 			report_usage(stdout);

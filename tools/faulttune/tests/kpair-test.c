@@ -52,19 +52,26 @@ static struct ft_event cont(uint64_t ts, int pid, uint64_t idx, int end,
 				  .mapping = mutex_of(idx), .index = flags };
 }
 
-static struct ft_kpair *start(const char *key_func)
+/* a start marker, with the probes' cost (kcal.c) when cal is not NULL */
+static struct ft_kpair *start_cal(const char *key_func, const char *cal)
 {
 	struct ft_kpair *kp = ft_kpair_new(NULL);
-	char m[256];
+	char m[320];
 
 	ft_kpair_feeds(kp, 1);
 	snprintf(m, sizeof(m), "faulttune: kprobe group=faulttune_1 key=%s "
 		 "table=0x%llx nbuckets=%d stride=%d covered=fault:x*1 "
-		 "uncovered=none", key_func, BASE, NB, STRIDE);
+		 "uncovered=none%s%s\n", key_func, BASE, NB, STRIDE,
+		 cal ? " probe_cost=" : "", cal ? cal : "");
 	feed(kp, (struct ft_event){ .kind = FT_EV_MARKER, .lock = -1,
 				    .marker = m });
 	nout = 0;
 	return kp;
+}
+
+static struct ft_kpair *start(const char *key_func)
+{
+	return start_cal(key_func, NULL);
 }
 
 /* two tasks on one key: the second waits (spins, then sleeps) */
@@ -206,10 +213,75 @@ static void test_dated(void)
 	feed(kp, unlock(300, 41, 1));
 	ft_kpair_finish(kp);
 	txt = printed(kp, FT_FMT_TEXT);
-	CHECK(strstr(txt, "  holds:") == NULL, "all dated by lock:contention: "
-	      "no such line: %s", txt);
+	CHECK(strstr(txt, "  holds: as recorded, with the probes' own cost "
+		     "inside (not measured at record start)") != NULL,
+	      "all dated by lock:contention, no cost measured: %s", txt);
 	free(txt);
 	ft_kpair_free(kp);
+}
+
+/*
+ * The probes' cost from the start marker comes off each hold: the pair
+ * that dated it, and a key-to-key span per rehash of the held key; a hold
+ * shorter than that is 0, and counted.  --raw-holds leaves them.
+ */
+static void run_cal(struct ft_kpair *kp)
+{
+	feed(kp, key(100, 50, 1, 0));		/* dated at the key */
+	feed(kp, unlock(300, 50, 1));
+	feed(kp, key(400, 50, 2, 0));		/* and hashed again inside */
+	feed(kp, key(450, 50, 2, 0));
+	feed(kp, unlock(700, 50, 2));
+	feed(kp, key(800, 50, 3, 0));		/* dated at contention_end */
+	feed(kp, cont(850, 50, 3, 0, 3));
+	feed(kp, cont(860, 50, 3, 1, 0));
+	feed(kp, unlock(1000, 50, 3));
+	feed(kp, key(1100, 50, 4, 0));		/* shorter than the cost */
+	feed(kp, unlock(1130, 50, 4));
+	ft_kpair_finish(kp);
+}
+
+/* mean taken off: (50 + 120 + 25 + 30, the clamped one) / 4 = 56 */
+static void test_cal(void)
+{
+	struct ft_kpair *kp = start_cal("hugetlb_fault_mutex_hash", "50,70,25 "
+					"probe_cost_on=__x64_sys_getpid>__task_pid_nr_ns");
+	char *txt, *js;
+
+	run_cal(kp);
+	CHECK(nout == 4, "four acquisitions, got %d", nout);
+	CHECK(nout == 4 && outs[0].hold_ns == 150 && outs[1].hold_ns == 300 - 50 - 70 &&
+	      outs[2].hold_ns == 140 - 25 && outs[3].hold_ns == 0,
+	      "holds 150 180 115 0, got %llu %llu %llu %llu",
+	      (unsigned long long)outs[0].hold_ns, (unsigned long long)outs[1].hold_ns,
+	      (unsigned long long)outs[2].hold_ns, (unsigned long long)outs[3].hold_ns);
+	CHECK(outs[2].wait_ns == 60, "the wait is not corrected: %llu",
+	      (unsigned long long)outs[2].wait_ns);
+	txt = printed(kp, FT_FMT_TEXT);
+	js = printed(kp, FT_FMT_JSON);
+	CHECK(strstr(js, "\"probe_cost\":{\"measured\":true,\"key_unlock_ns\":50,"
+		     "\"key_key_ns\":70,\"end_unlock_ns\":25,\"holds_corrected\":4,"
+		     "\"clamped\":1,\"mean_correction_ns\":56}") != NULL,
+	      "json: %s", js);
+	CHECK(strstr(txt, "holds: the probes' own cost taken off each (measured at "
+		     "record start on __x64_sys_getpid>__task_pid_nr_ns") &&
+	      strstr(txt, "1 of 4 holds shorter than it"), "text: %s", txt);
+	free(txt);
+	free(js);
+	ft_kpair_free(kp);
+
+	ft_kpair_raw_holds = 1;
+	kp = start_cal("hugetlb_fault_mutex_hash", "50,70,25");
+	run_cal(kp);
+	CHECK(nout == 4 && outs[0].hold_ns == 200 && outs[1].hold_ns == 300 &&
+	      outs[2].hold_ns == 140 && outs[3].hold_ns == 30,
+	      "--raw-holds: as recorded");
+	txt = printed(kp, FT_FMT_TEXT);
+	CHECK(strstr(txt, "holds: 75% of the acquisitions had no lock:contention_end") &&
+	      strstr(txt, "(--raw-holds: on production-like"), "raw text: %s", txt);
+	free(txt);
+	ft_kpair_free(kp);
+	ft_kpair_raw_holds = 0;
 }
 
 int main(void)
@@ -218,5 +290,6 @@ int main(void)
 	test_recompute();
 	test_match();
 	test_dated();
+	test_cal();
 	return check_done("kpair-test");
 }

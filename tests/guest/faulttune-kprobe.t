@@ -47,8 +47,10 @@ grep -q 'recording with kprobe events (group faulttune_[0-9]*) on hugetlb_fault_
 t $? "record says it records with kprobe events, and on which function"
 grep -q 'call sites seen: .*fault:' $W/k.err
 t $? "record says which call sites it sees (the fault path among them)"
+grep -q "the probes' own cost inside a hold, measured on __x64_sys_get[p]*pid>__task_pid_nr_ns: [1-9][0-9]* ns from the key, [1-9][0-9]* per rehash, [1-9][0-9]* from contention_end" $W/k.err
+t $? "record measured the probes' own cost at its start, and says so"
 [ "$(ours)" = 0 ]
-t $? "no faulttune kprobe left after the run"
+t $? "no faulttune kprobe left after the run (the calibration's neither)"
 [ "$(cat $T/kprobe_events)" = "$before" ]
 t $? "kprobe_events as before: other/mine still there, nothing added"
 if [ $kernel = stock ]; then
@@ -64,6 +66,10 @@ t $? "trace-cmd report reads the recording"
 grep -q ' key: .*mapping=0x[0-9a-f]* index=[0-9]* caller=0x' $W/k.txt &&
 	grep -q ' unlock: .*lock=0x' $W/k.txt
 t $? "trace-cmd report shows the key and unlock probes with their fields"
+grep -q 'faulttune: kprobe group=.* probe_cost=[0-9]*,[0-9]*,[0-9]* probe_cost_on=' $W/k.txt
+t $? "trace-cmd report shows the measured probe cost in the start marker"
+! grep -q ' cal_[abc]: ' $W/k.txt
+t $? "and no event of the calibration's probes"
 
 faulttune report --top 5 $W/k.dat >$W/k.rep 2>&1
 t $? "faulttune report reads it"
@@ -82,6 +88,17 @@ grep -q '^what-if' $W/k.rep || grep -qi 'what-if' $W/k.rep
 t $? "the report has the what-if table"
 grep -Eq '^recommendation: (keep )?[0-9]+' $W/k.rep
 t $? "and a recommendation"
+# the probes' cost comes off every hold: report --raw-holds leaves it in
+hc=$(after '"holds_corrected":' $W/k.json)
+grep -q '"probe_cost":{"measured":true,' $W/k.json && [ "${hc:-0}" = "$acq" ]
+t $? "report takes the probes' cost off every hold (${hc:-0} of $acq)"
+faulttune report --raw-holds --json $W/k.dat >$W/kr.json 2>&1
+hp() { sed -n 's/.*"ops":\[{"name":"fault",[^}]*"hold_p50_ns":\([0-9]*\).*/\1/p' "$1"; }
+hr=$(hp $W/kr.json) hk=$(hp $W/k.json)
+echo "# fault hold p50: ${hk:-?} ns corrected, ${hr:-?} ns as recorded (--raw-holds)"
+[ -n "$hr" ] && [ -n "$hk" ] && [ "$hr" -gt "$hk" ] &&
+	grep -q '"probe_cost":{"measured":true,' $W/kr.json
+t $? "report --raw-holds: the holds as recorded, longer (${hr:-?} > ${hk:-?} ns)"
 grep -q '"jhash_mismatch":0' $W/k.json || ! grep -q '"jhash_mismatch"' $W/k.json
 t $? "every recorded hash is the kernel's jhash2 of its key"
 faulttune tune --from $W/k.dat --json >$W/kt.json 2>$W/kt.err
@@ -240,9 +257,10 @@ if [ $kernel = patched ]; then
 		# two must give alike is the what-if table: at every size the
 		# predicted collision wait within the sum of the two sides'
 		# printed spreads of the hash draws, plus a tenth for the kprobe
-		# side's holds, which include the probes' own cost (microseconds
-		# beside these first-touch holds of milliseconds; busybox awk
-		# has no sqrt for the root of the squares).
+		# side's holds, less the probes' own cost as measured at record
+		# start (microseconds beside these first-touch holds of
+		# milliseconds, either way; busybox awk has no sqrt for the root
+		# of the squares).
 		whatif $W/be.json > $W/we
 		whatif $W/bk.json > $W/wk
 		off=$(awk 'NR == FNR { p[$1] = $2; sd[$1] = $3; next }

@@ -57,6 +57,27 @@ rc=$?
 sed 's/^/# /' "$W/rec.err"
 check "record on this kernel exits 0 (rc=$rc)" [ $rc = 0 ]
 check "record says it falls back to lock:contention" grep -q "falling back to lock:contention" "$W/rec.err"
+
+# A kernel built without kprobe events (CONFIG_KPROBE_EVENTS=n, as this
+# machine's may be): the kprobe recorder, asked for, refuses in one line
+# naming the option and leaves nothing behind; auto said why it passed it
+# over before falling back.
+if [ -e $T/kprobe_events ]; then
+	skip "kprobe recorder refusal without kprobe_events" "this kernel has kprobe_events"
+else
+	inst_mark
+	n0=$(inst_count)
+	"$FT" record --source=kprobe -o "$W/k.dat" -- true >/dev/null 2>"$W/k.err"
+	rc=$?
+	sed 's/^/# /' "$W/k.err"
+	check "--source=kprobe without kprobe_events: exit 1 with one line naming CONFIG_KPROBE_EVENTS (rc=$rc)" \
+		eval '[ $rc = 1 ] && [ "$(wc -l < "$W/k.err")" = 1 ] &&
+		grep -q "^faulttune: --source=kprobe: no kprobe_events in tracefs (kernel without CONFIG_KPROBE_EVENTS)$" "$W/k.err"'
+	check "  and nothing left behind: no instance, no file" \
+		eval '[ "$(inst_count)" = "$n0" ] && ! ls "$W"/k.dat* >/dev/null 2>&1'
+	check "auto: record said why it did not use the kprobe recorder" \
+		grep -q "^faulttune: kprobe recorder not used: no kprobe_events in tracefs (kernel without CONFIG_KPROBE_EVENTS)$" "$W/rec.err"
+fi
 check "trace-cmd report reads the file" sh -c "trace-cmd report '$W/f.dat' > '$W/f.txt' 2>/dev/null"
 
 "$FT" report "$W/f.dat" > "$W/f.rep" 2>"$W/f.rerr"

@@ -152,6 +152,9 @@ EOF
 		lost=\$(grep -o '\"lost_events\":[0-9]*' kp.json | head -1 | cut -d: -f2)
 		echo \"SUMM \$1 file acquisitions=\$acq lost=\$lost\"
 		echo \"SUMM \$1 hold \$(sed -n 's/.*\"ops\":\\[{\"name\":\"fault\",[^}]*\"hold_p50_ns\":\\([0-9]*\\).*/\\1/p' kp.json)\"
+		echo \"SUMM \$1 cal \$(grep -o '\"probe_cost\":{[^}]*}' kp.json | tr -d '\"{}' | sed 's/^probe_cost://; s/:/=/g; s/,/ /g')\"
+		faulttune report --raw-holds --json \$([ \$3 = both ] && echo --source=kprobe) kp.dat > kr.json 2> /dev/null
+		echo \"SUMM \$1 rawhold \$(sed -n 's/.*\"ops\":\\[{\"name\":\"fault\",[^}]*\"hold_p50_ns\":\\([0-9]*\\).*/\\1/p' kr.json)\"
 		if [ \$3 = both ]; then
 			echo \"SUMM \$1 match \$(grep -o '\"match\":{[^}]*}' kp.json | tr -d '\"{}' | sed 's/^match://; s/:/=/g; s/,/ /g')\"
 			faulttune report --source=kprobe --json kp.dat > kp.json 2> /dev/null
@@ -187,6 +190,7 @@ import statistics, sys
 path, faults, reps, md, kver = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 on = "" if kver == "6.12" else " on Linux %s" % kver
 ipr, holds, nev, files, match, failed = {}, {}, {}, {}, {}, []
+rawholds, cals = {}, {}
 for line in open(path):
     f = line.split()
     k, mode, what = f[0], f[1], f[2]
@@ -195,6 +199,10 @@ for line in open(path):
         ipr.setdefault((k, mode), []).append(float(kv["seconds"]) * 1e9 / faults)
     elif what == "hold" and len(f) > 3:
         holds.setdefault((k, mode), []).append(int(f[3]))
+    elif what == "rawhold" and len(f) > 3:
+        rawholds.setdefault((k, mode), []).append(int(f[3]))
+    elif what == "cal" and kv.get("measured") == "true":
+        cals.setdefault((k, mode), []).append(kv)
     elif what == "match":
         match.setdefault((k, mode), []).append(kv)
     elif what == "failed":
@@ -204,6 +212,7 @@ for line in open(path):
     elif what == "file":
         files.setdefault((k, mode), []).append(kv)
 hold = {km: statistics.median(v) for km, v in holds.items()}
+rawhold = {km: statistics.median(v) for km, v in rawholds.items()}
 stock = statistics.median(ipr[("stock", "off")]) if ("stock", "off") in ipr else None
 poff = statistics.median(ipr[("patched", "off")])
 ref = hold.get(("patched", "released"))
@@ -263,10 +272,13 @@ with open(md, "w") as o:
                 "sharing the one vCPU.  both: `record --source=both` on the patched "
                 "kernel (the kprobes and the summary event).  hold: the median "
                 "`hold_p50_ns` of op fault in `faulttune report --json` (a histogram "
-                "percentile, within 0.8%%).\n\n" % reps)
+                "percentile, within 0.8%%): as `report` gives it, the probes' own cost "
+                "measured at record start taken off (kcal.c); raw: `report --raw-holds`, "
+                "as recorded.\n\n" % reps)
         o.write("| kernel | recording | instructions/refault | spread | vs stock off "
-                "| over stock off | acquisitions | lost | median hold_ns | vs released |\n"
-                "|---|---|---|---|---|---|---|---|---|---|\n")
+                "| over stock off | acquisitions | lost | median hold_ns | raw hold_ns "
+                "| vs released (raw) |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n")
         for k, mode in (("stock", "off"),) + tuple(kp[:2]) + (("patched", "off"),
                         ("patched", "summary"), ("patched", "released")) + tuple(kp[2:]):
             v = ipr.get((k, mode))
@@ -281,20 +293,43 @@ with open(md, "w") as o:
                     "kprobe-stopped": "kprobes, probes on, no reader",
                     "kprobe": "kprobes, with its reader",
                     "both": "both (kprobes + summary), with its reader"}[mode]
-            o.write("| %s | %s | %.0f | %.2f%% | %s | %s | %s | %s | %s | %s |\n" % (
+            rh = rawhold.get((k, mode))
+            o.write("| %s | %s | %.0f | %.2f%% | %s | %s | %s | %s | %s | %s | %s |\n" % (
                 k, name, med, spread, "%.3f" % (med / stock) if stock else "-",
                 "%+.0f" % (med - stock) if stock else "-",
                 "/".join(x.get("acquisitions") or "-" for x in fl) if (k, mode) in kp else "-",
                 "/".join(x.get("lost") or "-" for x in fl) if (k, mode) in kp else "-",
                 "%.0f" % h if h is not None else "-",
-                "%.3f" % (h / ref) if h is not None and ref and k == "patched" else "-"))
+                "%.0f" % rh if rh is not None else "-",
+                ("%.3f" % (h / ref) + (" (%.3f)" % (rh / ref) if rh is not None else ""))
+                if h is not None and ref and k == "patched" else "-"))
+        for km in kp:
+            c = cals.get(km)
+            if c:
+                o.write("\nProbe cost measured at record start, %s %s (median of the %d "
+                        "recordings' calibrations, ns = instructions): from the key %s, per "
+                        "rehash %s, from contention_end %s; mean taken off a hold %s." % (
+                        km[0], km[1], len(c),
+                        *("%.0f" % statistics.median(int(x[n]) for x in c) for n in
+                          ("key_unlock_ns", "key_key_ns", "end_unlock_ns",
+                           "mean_correction_ns"))))
+        o.write("\n")
         kh, bh, bk = hold.get(("patched", "kprobe")), hold.get(("patched", "both")), \
             hold.get(("patched", "both-kprobe"))
         if kh is not None and ref:
-            o.write("\nRecorded hold of a refault, patched kernel: kprobe recorder %.0f ns, "
-                    "released (no probe inside) %.0f: %+.0f instructions, %+.1f%% (goal: "
-                    "within 10%%: %s).\n" % (kh, ref, kh - ref, (kh / ref - 1) * 100,
+            rk = rawhold.get(("patched", "kprobe"))
+            o.write("\nRecorded hold of a refault, patched kernel: kprobe recorder %.0f ns "
+                    "(the probes' measured cost taken off; %s as recorded), released (no "
+                    "probe inside) %.0f: %+.0f instructions, %+.1f%% (goal: within 10%%: "
+                    "%s).\n" % (kh, "%.0f" % rk if rk is not None else "-", ref, kh - ref,
+                    (kh / ref - 1) * 100,
                     "met" if abs(kh / ref - 1) <= 0.10 else "**missed**"))
+        sh = hold.get(("stock", "kprobe"))
+        if sh is not None and ref:
+            o.write("Stock, which has no event to measure its hold with: the kprobe "
+                    "recorder's %.0f ns (%s as recorded) against the patched kernel's "
+                    "released %.0f, %+.1f%%.\n" % (sh, "%.0f" % rawhold[("stock", "kprobe")]
+                    if ("stock", "kprobe") in rawhold else "-", ref, (sh / ref - 1) * 100))
         if bh is not None and bk is not None:
             m = match.get(("patched", "both"), [{}])
             o.write("With `--source=both` (the same acquisitions recorded both ways): the "

@@ -23,8 +23,10 @@
  * key was hashed again inside it (ft_kpair_raw_holds: not).
  *
  * contended, as the patched kernel's trylock says it: another task owned
- * the bucket when this one asked, or the wait slept (a contention_begin
- * without LCB_F_SPIN).  The op is the caller's, from the return address
+ * the bucket when this one asked, or took it between this one's request
+ * and its acquisition (a waiter handed the mutex at the release that came
+ * first: the owner in between is not seen as such), or the wait slept (a
+ * contention_begin without LCB_F_SPIN).  The op is the caller's, from the return address
  * and the file's kallsyms; the patched helper passes it as an argument.
  *
  * A file with the patched kernel's summaries too (record --source=both)
@@ -67,6 +69,10 @@ struct ft_kpair {
 	uint32_t n, stride;
 	char key_func[64], covered[512], uncovered[128];
 	struct kp_task **owner;		/* [n]: who holds or is taking it */
+	struct kp_taken {		/* [n]: the bucket's last acquisition */
+		uint64_t at;
+		int pid;
+	} *taken;
 	struct ft_map tasks;		/* pid + 1 -> struct kp_task */
 	uint64_t keys, acquisitions, recomputes, no_table, unknown_caller;
 	uint64_t unlock_nokey, bucket_mismatch, replaced, open_at_end;
@@ -202,8 +208,14 @@ static void on_marker(struct ft_kpair *kp, const char *m)
 	    ft_parse_uint(v, 1, 1 << 20, &stride))
 		return;
 	kp->owner = calloc(n, sizeof(*kp->owner));
-	if (!kp->owner)
+	kp->taken = calloc(n, sizeof(*kp->taken));
+	if (!kp->owner || !kp->taken) {
+		free(kp->owner);
+		free(kp->taken);
+		kp->owner = NULL;
+		kp->taken = NULL;
 		return;
+	}
 	kp->n = n;
 	kp->stride = stride;
 	kp->have_table = 1;
@@ -291,6 +303,14 @@ static unsigned int caller_op(struct ft_kpair *kp, const struct ft_event *ev,
 	return op;
 }
 
+/* t owns its bucket from ts on */
+static void took(struct ft_kpair *kp, struct kp_task *t, uint64_t ts)
+{
+	kp->owner[t->bucket] = t;
+	kp->taken[t->bucket].at = ts;
+	kp->taken[t->bucket].pid = t->pid;
+}
+
 static void on_key(struct ft_kpair *kp, const struct ft_event *ev)
 {
 	struct kp_task *t = task(kp, ev->pid);
@@ -332,7 +352,7 @@ static void on_key(struct ft_kpair *kp, const struct ft_event *ev)
 	o = owner_of(kp, t->bucket);
 	t->contended = o && o != t;
 	if (!o)
-		kp->owner[t->bucket] = t;
+		took(kp, t, ev->ts);	/* by the fast path, if no contention_end */
 }
 
 static void on_contention(struct ft_kpair *kp, const struct ft_event *ev)
@@ -350,9 +370,11 @@ static void on_contention(struct ft_kpair *kp, const struct ft_event *ev)
 			t->slept = 1;
 		return;
 	}
+	if (kp->taken[bucket].pid != t->pid && kp->taken[bucket].at > t->req)
+		t->contended = 1;	/* somebody had it in between */
 	t->acq = ev->ts;
 	t->state = KP_HELD;
-	kp->owner[bucket] = t;
+	took(kp, t, ev->ts);
 }
 
 static void match_push(struct kp_task *t, const struct ft_event *out)
@@ -667,6 +689,7 @@ void ft_kpair_free(struct ft_kpair *kp)
 		return;
 	ft_map_free(&kp->tasks, free);
 	free(kp->owner);
+	free(kp->taken);
 	ft_hist_free(&kp->wait_diff);
 	ft_hist_free(&kp->hold_diff);
 	ft_ksyms_free(kp->ks);

@@ -106,6 +106,44 @@ static void test_pair(void)
 	ft_kpair_free(kp);
 }
 
+/*
+ * A request between a release and the waiter it hands the mutex to finds
+ * no owner, but waits for that waiter (spinning, never asleep): contended,
+ * as the trylock it made then failed.  A task that took the bucket before
+ * anybody else did is not.
+ */
+static void test_handover(void)
+{
+	struct ft_kpair *kp = start("hugetlb_fault_mutex_lock");
+
+	feed(kp, key(1000, 20, 5, FT_HOP_FAULT));	/* holds */
+	feed(kp, key(1100, 21, 5, FT_HOP_FAULT));	/* waits */
+	feed(kp, cont(1150, 21, 5, 0, 3));
+	feed(kp, unlock(5000, 20, 5));
+	feed(kp, key(5050, 22, 5, FT_HOP_FAULT));	/* asks in the gap */
+	feed(kp, cont(5060, 22, 5, 0, 3));		/* and spins */
+	feed(kp, cont(5100, 21, 5, 1, 0));		/* the waiter has it */
+	feed(kp, unlock(6000, 21, 5));
+	feed(kp, cont(6100, 22, 5, 1, 0));
+	feed(kp, unlock(7000, 22, 5));
+	feed(kp, key(8000, 23, 5, FT_HOP_FAULT));	/* alone again */
+	feed(kp, cont(8010, 23, 5, 0, 3));
+	feed(kp, cont(8020, 23, 5, 1, 0));
+	feed(kp, unlock(9000, 23, 5));
+	CHECK(nout == 4, "four acquisitions, got %d", nout);
+	CHECK(!outs[0].contended && outs[1].contended,
+	      "the holder free, the waiter contended: %d %d", outs[0].contended,
+	      outs[1].contended);
+	CHECK(outs[2].pid == 22 && outs[2].contended && outs[2].wait_ns == 1050,
+	      "asked in the gap: contended, wait 1050, got pid %d %d %llu",
+	      outs[2].pid, outs[2].contended,
+	      (unsigned long long)outs[2].wait_ns);
+	CHECK(outs[3].pid == 23 && !outs[3].contended,
+	      "alone after them: free, got pid %d %d", outs[3].pid,
+	      outs[3].contended);
+	ft_kpair_free(kp);
+}
+
 /* the stock kernel: the op from the caller, the drops hash again */
 static void test_recompute(void)
 {
@@ -287,6 +325,7 @@ static void test_cal(void)
 int main(void)
 {
 	test_pair();
+	test_handover();
 	test_recompute();
 	test_match();
 	test_dated();

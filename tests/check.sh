@@ -381,7 +381,10 @@ for k in patched stock 7.3/patched 7.3/stock; do
 		eval '! grep -Eq "^CONFIG_(SERIO|SERIO_I8042|INPUT|KEYBOARD_ATKBD)=y" "$build/$k/obj/.config"'
 done
 
-# A patch that does not apply stops the build and names patch, file and hunk.
+# A patch that does not apply stops the build and names patch, file and hunk;
+# on a tree newer than the series' base (the copy's cover letter is made to
+# claim an older one) it names both releases, so that the fix, a rebase, is
+# plain when Debian's linux-source moves.
 broken_patch_is_named() {
 	local tmp first p
 	first=$(grep -v '^#' "$top/kernel/patches/series" 2>/dev/null | head -1)
@@ -396,17 +399,20 @@ broken_patch_is_named() {
 	awk 'done == 0 && /^@@/ { hunk = 1; print; next }
 	     hunk && done == 0 && /^-/ { print "-faulttune-broken-line"; done = 1; next }
 	     { print }' "$top/kernel/patches/$first" > "$p"
+	sed -i 's/applies to v[0-9.]*[0-9]/applies to v6.12.1/' "$tmp/repo/kernel/patches/cover-letter"
 	"$tmp/repo/kernel/scripts/prepare-tree.sh" patched "$tmp/src" > "$tmp/out" 2>&1
 	local rc=$?
-	sed 's/^/# /' "$tmp/out" | tail -4
-	local named=1
-	[ $rc != 0 ] && grep -q "patch $first does not apply" "$tmp/out" &&
-		grep -q 'FAILED' "$tmp/out" && named=0
+	sed 's/^/# /' "$tmp/out" | tail -5
+	local have
+	have=$(sed -n 's/^\(VERSION\|PATCHLEVEL\|SUBLEVEL\) = \([0-9]*\)$/\2/p' "$build/stock/src/Makefile" | paste -sd.)
+	check "harness: a broken hunk stops prepare-tree naming patch and hunk" \
+		eval '[ $rc != 0 ] && grep -q "patch $first does not apply" "$tmp/out" && grep -q FAILED "$tmp/out"'
+	check "harness: on a tree newer than the series' base it names both releases (Linux $have, 6.12.1) and says rebase" \
+		eval '[ -n "$have" ] && grep -q "holds Linux $have, the series .* applies to 6.12.1: rebase it onto $have" "$tmp/out"'
 	rm -rf "$tmp"
-	return $named
 }
 if grep -qv '^#' "$top/kernel/patches/series" 2>/dev/null; then
-	check "harness: a broken hunk stops prepare-tree naming patch and hunk" broken_patch_is_named
+	broken_patch_is_named
 else
 	ok "harness: a broken hunk stops prepare-tree naming patch and hunk" "no patches yet"
 fi

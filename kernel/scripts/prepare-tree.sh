@@ -33,6 +33,19 @@ stage=$srcdir.stage
 
 die() { echo "prepare-tree: $*" >&2; exit 1; }
 
+# Debian's archive keeps only the newest linux-source of a version, so the
+# tree can move past the release the series was made against with no change
+# here.  When a patch fails on such a tree, say so: the fix is a rebase.
+moved() {	# PATCH
+	local have want
+	have=$(sed -n 's/^\(VERSION\|PATCHLEVEL\|SUBLEVEL\) = \([0-9]*\)$/\2/p' "$stage/Makefile" | paste -sd.)
+	want=$(grep -o -m1 'applies to \(Linux \|v\)[0-9][0-9.]*[0-9]' "$patchdir/cover-letter" 2>/dev/null |
+		grep -o '[0-9][0-9.]*[0-9]$' || true)
+	[ -n "$have" ] && [ -n "$want" ] && [ "$have" != "$want" ] || return 0
+	echo "prepare-tree: $tarball holds Linux $have, the series (${patchdir#$top/}/cover-letter) applies to $want:" \
+		"rebase it onto $have (mend $1, then make patches) before it can apply" >&2
+}
+
 [ -r "$tarball" ] || die "$tarball not found: $KSOURCE"
 case $variant in stock|patched|norw) ;; *) die "variant must be stock, patched or norw, not '$variant'";; esac
 
@@ -60,6 +73,7 @@ if [ "$variant" != stock ]; then
 					-r - < "$patchdir/$p" 2>&1); then
 				echo "$out" | sed 's/^/  /' >&2
 				hunk=$(echo "$out" | grep -E 'FAILED|Reversed|malformed|can.t find file' | head -3 || true)
+				moved "$p"
 				die "patch $p does not apply: ${hunk:-see above}"
 			fi
 			if echo "$out" | grep -q 'with fuzz\|offset'; then

@@ -171,6 +171,13 @@ def guest_rows(logdir, log, make, kernel="patched"):
     lines = tap_lines(os.path.join(logdir, log))
     if lines is None:
         return []
+    # run-tests ends each script with "# ---- NAME: N s": where a boot's
+    # time goes
+    took = {}
+    for line in open(os.path.join(logdir, log), errors="replace"):
+        m = re.match(r"# ---- (\S+): (\d+) s$", line)
+        if m:
+            took[m.group(1)] = int(m.group(2))
     order, by = [], {}
     for status, desc, skip, _ in lines:
         name = desc.split(": ", 1)[0]
@@ -183,6 +190,8 @@ def guest_rows(logdir, log, make, kernel="patched"):
         r = by[name]
         notes = []
         skips = [x for x in r if x[0] == "skip"]
+        if name in took:
+            notes.append(f"took {took[name]} s")
         if skips:
             notes.append(f"skip: {skips[0][2]}")
         if kernel == "stock":

@@ -403,8 +403,9 @@ broken_patch_is_named() {
 	"$tmp/repo/kernel/scripts/prepare-tree.sh" patched "$tmp/src" > "$tmp/out" 2>&1
 	local rc=$?
 	sed 's/^/# /' "$tmp/out" | tail -5
+	# the release as the stock build itself reports it
 	local have
-	have=$(sed -n 's/^\(VERSION\|PATCHLEVEL\|SUBLEVEL\) = \([0-9]*\)$/\2/p' "$build/stock/src/Makefile" | paste -sd.)
+	have=$(cat "$build/stock/obj/include/config/kernel.release" 2>/dev/null)
 	check "harness: a broken hunk stops prepare-tree naming patch and hunk" \
 		eval '[ $rc != 0 ] && grep -q "patch $first does not apply" "$tmp/out" && grep -q FAILED "$tmp/out"'
 	check "harness: on a tree newer than the series' base it names both releases (Linux $have, 6.12.1) and says rebase" \

@@ -14,7 +14,7 @@
 #                  7.3 one that make deps fetches into /var/cache/faulttune
 #
 # Sets KVER, PATCHES_DIR, LINUX_TARBALL and KSOURCE (where the tarball comes
-# from, for error messages).
+# from, for error messages), and defines tree_release.
 if [ -z "${KVER:-}" ]; then
 	case ${LINUX_TARBALL:-} in
 	*/linux-source-[0-9]*.tar*) KVER=${LINUX_TARBALL##*/linux-source-}; KVER=${KVER%%.tar*};;
@@ -30,3 +30,10 @@ case $KVER in
 	KSOURCE="fetch Debian's linux-source-7.3 from trixie-backports (make deps)";;
 *)	echo "KVER must be 6.12 or 7.3, not '$KVER'" >&2; exit 2;;
 esac
+
+# tree_release DIR: the release of the kernel tree in DIR (X.Y.Z, from its
+# top Makefile), or nothing when DIR has no such Makefile
+tree_release() {
+	sed -n 's/^\(VERSION\|PATCHLEVEL\|SUBLEVEL\) = \([0-9]*\)$/\2/p' "$1/Makefile" 2>/dev/null |
+		paste -sd. | grep -x '[0-9]*\.[0-9]*\.[0-9]*' || true
+}

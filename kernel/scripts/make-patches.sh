@@ -82,8 +82,8 @@ mkdir -p "$work" "$out"
 members=('*/Makefile' '*/.gitattributes')
 for f in $touched; do members+=("*/$f"); done
 tar -xf "$tarball" -C "$work" --strip-components=1 --wildcards --no-wildcards-match-slash "${members[@]}"
-base_tag=v$(sed -n 's/^VERSION = //p' "$work/Makefile").$(sed -n 's/^PATCHLEVEL = //p' "$work/Makefile").$(sed -n 's/^SUBLEVEL = //p' "$work/Makefile")
-[[ $base_tag =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "no VERSION, PATCHLEVEL and SUBLEVEL in $tarball's Makefile"
+base_tag=v$(tree_release "$work")
+[ "$base_tag" != v ] || die "no VERSION, PATCHLEVEL and SUBLEVEL in $tarball's Makefile"
 debian=$(dpkg-query -W -f '${Version}' "linux-source-$KVER" 2>/dev/null || true)
 changelog=${tarball%/src/*}/share/doc/linux-source-$KVER/changelog.Debian.gz
 if [ -z "$debian" ] && [ -r "$changelog" ]; then

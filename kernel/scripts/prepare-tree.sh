@@ -38,7 +38,7 @@ die() { echo "prepare-tree: $*" >&2; exit 1; }
 # here.  When a patch fails on such a tree, say so: the fix is a rebase.
 moved() {	# PATCH
 	local have want
-	have=$(sed -n 's/^\(VERSION\|PATCHLEVEL\|SUBLEVEL\) = \([0-9]*\)$/\2/p' "$stage/Makefile" | paste -sd.)
+	have=$(tree_release "$stage")
 	want=$(grep -o -m1 'applies to \(Linux \|v\)[0-9][0-9.]*[0-9]' "$patchdir/cover-letter" 2>/dev/null |
 		grep -o '[0-9][0-9.]*[0-9]$' || true)
 	[ -n "$have" ] && [ -n "$want" ] && [ "$have" != "$want" ] || return 0

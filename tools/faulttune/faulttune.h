@@ -610,6 +610,16 @@ int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
 /* calls (e8 rel32; tail: e9 too) from func to target; -1: unreadable */
 int ft_kcall_count(const struct ft_ksyms *ks, const char *func, uint64_t target,
 		   int tail);
+/* the same from the function at start, each site's address into sites[] */
+int ft_kcall_sites(const struct ft_ksyms *ks, uint64_t start, uint64_t target,
+		   int tail, uint64_t *sites, int max);
+/* how many symbols are named name (a kprobe on SYM+OFF needs one) */
+int ft_ksyms_named(const struct ft_ksyms *ks, const char *name);
+/* name is func or a compiler's copy of it (func.isra.0, func.cold, ...) */
+int ft_ksym_is(const char *name, const char *func);
+/* func and its copies in ks, one per call, *i from 0 until NULL */
+const char *ft_ksyms_copy(const struct ft_ksyms *ks, const char *func,
+			  size_t *i, uint64_t *addr);
 
 /*
  * kfacts.c: the running kernel's fault mutex table through kallsyms and

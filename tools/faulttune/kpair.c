@@ -131,7 +131,7 @@ int ft_kprobe_caller_op(const char *func, unsigned int *op)
 	size_t i;
 
 	for (i = 0; func && i < sizeof(callers) / sizeof(callers[0]); i++)
-		if (!strcmp(callers[i].func, func)) {
+		if (ft_ksym_is(func, callers[i].func)) {
 			*op = callers[i].op;
 			return 0;
 		}

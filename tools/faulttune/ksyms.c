@@ -292,6 +292,111 @@ int ft_kcore_read(uint64_t addr, void *buf, size_t len)
 }
 
 /*
+ * name is func, or a compiler's copy of it: GCC names a specialised or
+ * split copy func.constprop.0, func.isra.0, func.part.0, func.cold (and
+ * combinations), clang's LTO func.llvm.N.  Another build of the same
+ * source may have either, so a caller is known by its name up to the dot.
+ */
+int ft_ksym_is(const char *name, const char *func)
+{
+	size_t n = strlen(func);
+
+	return name && !strncmp(name, func, n) &&
+	       (name[n] == '\0' || name[n] == '.');
+}
+
+/*
+ * The text symbols that are func or a copy of it (ft_ksym_is()), one per
+ * call: *i from 0; NULL after the last.  Aliases at one address count once.
+ */
+const char *ft_ksyms_copy(const struct ft_ksyms *ks, const char *func,
+			  size_t *i, uint64_t *addr)
+{
+	for (; ks && *i < ks->n; (*i)++) {
+		const struct ksym *s = &ks->sym[*i];
+
+		if (!is_text(s->type) || !ft_ksym_is(s->name, func))
+			continue;
+		if (*i && ks->sym[*i - 1].addr == s->addr &&
+		    is_text(ks->sym[*i - 1].type) &&
+		    ft_ksym_is(ks->sym[*i - 1].name, func))
+			continue;
+		*addr = s->addr;
+		return ks->sym[(*i)++].name;
+	}
+	return NULL;
+}
+
+/* how many symbols of any kind are named name */
+int ft_ksyms_named(const struct ft_ksyms *ks, const char *name)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; ks && i < ks->n; i++)
+		n += !strcmp(ks->sym[i].name, name);
+	return n;
+}
+
+/*
+ * Where a call to target lands: target itself or, on a kernel built with
+ * call padding (CONFIG_CALL_PADDING: the call-depth thunks of retbleed's
+ * "stuff" mitigation are patched into it), inside __pfx_target, the
+ * padding kallsyms names in front of it.  The lowest address that is one.
+ */
+static uint64_t call_floor(const struct ft_ksyms *ks, uint64_t target)
+{
+	uint64_t off;
+	const char *pfx = ft_ksyms_func(ks, target - 1, &off);
+	const char *name = ft_ksyms_func(ks, target, NULL);
+
+	if (pfx && name && !strncmp(pfx, "__pfx_", 6) && !strcmp(pfx + 6, name))
+		return target - 1 - off;
+	return target;
+}
+
+/*
+ * The call sites (e8 rel32) of target inside the text symbol at start,
+ * and its tail calls (e9 rel32) too with tail, in its first 16 KB: each
+ * site's address into sites[] (at most max; NULL: only counted).  The
+ * bytes are not decoded: an e8 inside another instruction whose next four
+ * bytes happen to reach target would count, and a probe put there is
+ * refused by the kernel, which decodes the function to the probed
+ * address (-EILSEQ), so a wrong site fails loudly.  -1: text unreadable.
+ */
+int ft_kcall_sites(const struct ft_ksyms *ks, uint64_t start, uint64_t target,
+		   int tail, uint64_t *sites, int max)
+{
+	unsigned char buf[16384];
+	uint64_t off, lo = call_floor(ks, target);
+	size_t i, len = sizeof(buf);
+	int n = 0;
+
+	/* near the end of the kernel's text, 16 KB may not all be mapped */
+	while (ft_kcore_read(start, buf, len))
+		if ((len /= 4) < 1024)
+			return -1;
+	for (i = 0; i + 5 <= len; i++) {
+		uint64_t dest;
+		int32_t rel;
+
+		if (buf[i] != 0xe8 && (!tail || buf[i] != 0xe9))
+			continue;
+		memcpy(&rel, buf + i + 1, 4);
+		dest = start + i + 5 + (int64_t)rel;
+		if (dest < lo || dest > target)
+			continue;
+		/* in func itself: whichever alias names its start */
+		if (!ft_ksyms_func(ks, start + i, &off) || off != i)
+			continue;
+		if (sites && n < max)
+			sites[n] = start + i;
+		n++;
+	}
+	return n;
+}
+
+/*
  * Calls (e8 rel32) to target inside func, in its first 16 KB, and tail
  * calls (e9 rel32) too with tail: the call sites a probe on target sees
  * from func.  -1: func's text unreadable.
@@ -299,30 +404,9 @@ int ft_kcore_read(uint64_t addr, void *buf, size_t len)
 int ft_kcall_count(const struct ft_ksyms *ks, const char *func,
 		   uint64_t target, int tail)
 {
-	unsigned char buf[16384];
-	uint64_t start, off;
-	size_t i, len = sizeof(buf);
-	const char *in;
-	int n = 0;
+	uint64_t start;
 
 	if (ft_ksyms_addr(ks, func, &start))
 		return 0;
-	/* near the end of the kernel's text, 16 KB may not all be mapped */
-	while (ft_kcore_read(start, buf, len))
-		if ((len /= 4) < 1024)
-			return -1;
-	for (i = 0; i + 5 <= len; i++) {
-		int32_t rel;
-
-		if (buf[i] != 0xe8 && (!tail || buf[i] != 0xe9))
-			continue;
-		memcpy(&rel, buf + i + 1, 4);
-		if (start + i + 5 + (int64_t)rel != target)
-			continue;
-		/* in func itself: whichever alias names its start */
-		in = ft_ksyms_func(ks, start + i, &off);
-		if (in && off == i)
-			n++;
-	}
-	return n;
+	return ft_kcall_sites(ks, start, target, tail, NULL, 0);
 }

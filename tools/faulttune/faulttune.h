@@ -40,7 +40,7 @@ enum ft_kind {
 	FT_EV_MARKER,		/* ftrace:print from trace_marker */
 	FT_EV_STACK,		/* ftrace:kernel_stack (contention fallback) */
 	FT_EV_KP_KEY,		/* kprobe recorder: the key of a request */
-	FT_EV_KP_UNLOCK,	/* kprobe recorder: mutex_unlock() of the table */
+	FT_EV_KP_UNLOCK,	/* kprobe recorder: a table mutex's unlock call */
 };
 
 struct ft_event {
@@ -547,6 +547,8 @@ void ft_child_stop_step(pid_t child, struct ft_child_stop *st);
 int ft_tracefs_check(void);
 int ft_tracefs_mounted(const char *mounts);	/* NULL: /proc/self/mounts */
 int ft_cleanup_stale(int quiet);	/* removes faulttune-* nobody owns */
+int ft_stale_count(void);	/* killed runs' kprobe events; 0: not root */
+int ft_inst_owned(const char *name);	/* a running faulttune holds it */
 
 enum ft_evset { FT_EVS_NONE, FT_EVS_FAULTTUNE, FT_EVS_CONTENTION };
 
@@ -668,20 +670,28 @@ void ft_fallback_sum(const struct ft_fallback *fb, struct ft_fallback_sum *s);
 /*
  * kprobe.c: the kprobe recorder's record side, for kernels without the
  * faulttune events: kprobe events in the group faulttune_<pid> at the
- * hash (the key, the caller) and at mutex_unlock() of the table (the
- * release), enabled in our instance beside lock:contention_begin/end.
+ * hash (the key, the caller) and at the table's unlock call sites inside
+ * the hugetlb functions (the release), enabled in our instance beside
+ * lock:contention_begin/end.
  */
+#define FT_KP_SITES	64	/* unlock call sites probed, at most */
 struct tracefs_dynevent;
 struct ft_kprobes {
 	char group[32];
-	struct tracefs_dynevent *key, *unlock;
+	struct tracefs_dynevent *key;
+	/* the unlock event: one probe per call site, appended to the first */
+	struct tracefs_dynevent *unlock[FT_KP_SITES];
+	int nunlock;
 	const char *key_func;	/* the probed function */
 	int op_arg;		/* its op is an argument (the patched helper) */
 	uint64_t base;		/* the table, its size and its mutexes' stride */
 	uint32_t n, stride;
 	char covered[512];	/* "op:caller*calls,..." the key probe sees */
 	char uncovered[128];	/* "op,..." it does not */
+	char unlock_at[1024];	/* "caller+0xoff,..." the unlock probes */
+	char unlock_uncovered[128];	/* "op,..." whose releases no site sees */
 	int atexit_done;
+	int armed;		/* enabled in the instance (ft_kprobes_arm()) */
 	/* the probes' own cost inside a hold, measured at create (kcal.c) */
 	struct ft_kcal {
 		int done;
@@ -696,7 +706,14 @@ struct ft_kprobes {
 const char *ft_kprobes_create(struct ft_kprobes *kp,
 			      struct tracefs_instance *inst);
 void ft_kprobes_destroy(struct ft_kprobes *kp);	/* NULL, or again: nothing */
-int ft_kprobes_stale(int quiet);	/* removes faulttune_<pid> of dead runs */
+/*
+ * Arm (on) or disarm the probes and lock:contention in inst: a disarmed
+ * kprobe is taken out of the kernel's text, so between watch's windows
+ * nothing of the machine pays for it.  0, or -1 with errno.
+ */
+int ft_kprobes_arm(struct ft_kprobes *kp, struct tracefs_instance *inst, int on);
+/* removes faulttune_<pid> of dead runs (owned given: counts them) */
+int ft_kprobes_stale(int quiet, int (*owned)(const char *inst));
 /* " kprobe group=... key=... table=... nbuckets=... stride=... covered=..." */
 const char *ft_kprobes_marker(const struct ft_kprobes *kp);
 /* kcal.c: fills kp->cal; NULL, or why not (then holds go uncorrected) */

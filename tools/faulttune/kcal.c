@@ -14,15 +14,19 @@
  * between them: so it is measured on a path where nothing lies between.
  *
  * getpid() enters __x64_sys_getpid() and calls __task_pid_nr_ns() a few
- * instructions later.  Probes of the recorder's shapes on those two
- * functions, each a separate ftrace site as the real probes are, give per
- * call the span of probe work alone:
+ * instructions later.  Probes of the recorder's shapes there, each of the
+ * kind the real probe is (the key's on a function's entry, an ftrace
+ * site; the unlock's on a call instruction, a breakpoint or, where the
+ * kernel can optimize it, a jump), give per call the span of probe work
+ * alone:
  *
- *   key_unlock  the key probe's shape (no filter, its fetchargs), then
- *               the unlock probe's (its fetcharg, a two-compare filter):
+ *   key_unlock  the key probe's shape (no filter, its fetchargs) on the
+ *               entry, then the unlock probe's (its fetcharg, a
+ *               two-compare filter) on the call of __task_pid_nr_ns():
  *               the cost inside a hold dated at the key probe;
- *   key_key     key then key: inside a hold for each time the kernel
- *               hashes the held key again (stock's hugetlb_no_page());
+ *   key_key     key then key (on the callee's entry): inside a hold for
+ *               each time the kernel hashes the held key again (stock's
+ *               hugetlb_no_page());
  *   end_unlock  a filtered probe, then the unlock probe's shape: inside a
  *               hold dated at lock:contention_end (a filtered event too,
  *               though a tracepoint where this is a kprobe: an estimate).
@@ -195,23 +199,23 @@ out:
 }
 
 /*
- * Three probes, armed twice: cal_a (the key's shape) on the entry, and on
- * the callee cal_b (the unlock's shape and filter) then, in its place,
- * cal_c (the key's shape).  Each arming rewrites the kernel's ftrace
- * sites, the slow part (about 0.1 s each on the TCG guests), so cal_a
- * stays armed throughout and only its filter changes between the first
- * two passes.
+ * Three probes, armed twice: cal_a (the key's shape) on the entry, cal_b
+ * (the unlock's shape and filter) on the call site, then cal_c (the key's
+ * shape) on the callee's entry.  Each arming rewrites the kernel's text,
+ * the slow part (about 0.1 s each on the TCG guests), so cal_a stays
+ * armed throughout and only its filter changes between the first two
+ * passes.
  */
 static const char *calibrate(struct ft_kcal *cal, const char *group,
 			     struct tracefs_instance *inst, int path,
-			     const char *key_format, const char *unlock_format,
-			     const char *f_key, const char *f_unlock)
+			     const char *site, const char *key_format,
+			     const char *unlock_format, const char *f_key,
+			     const char *f_unlock)
 {
 	static const char *const names[] = { "cal_a", "cal_b", "cal_c", NULL };
 	struct tracefs_dynevent *ev[3] = {
 		tracefs_kprobe_alloc(group, "cal_a", paths[path].entry, key_format),
-		tracefs_kprobe_alloc(group, "cal_b", paths[path].callee,
-				     unlock_format),
+		tracefs_kprobe_alloc(group, "cal_b", site, unlock_format),
 		tracefs_kprobe_alloc(group, "cal_c", paths[path].callee, key_format),
 	};
 	struct tep_handle *tep = NULL;
@@ -278,8 +282,8 @@ const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst
 	static char why[384];
 	const char *fail = "no getpid()/getppid() path with a call to "
 			   "__task_pid_nr_ns() in kallsyms";
-	char f_unlock[128], f_key[128];
-	uint64_t target;
+	char f_unlock[128], f_key[128], site[32];
+	uint64_t target, entry, call;
 	size_t i;
 
 	memset(&kp->cal, 0, sizeof(kp->cal));
@@ -290,10 +294,12 @@ const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst
 		 (int)getpid() + 1);
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (!ks || ft_ksyms_addr(ks, paths[i].callee, &target) ||
-		    ft_kcall_count(ks, paths[i].entry, target, 1) <= 0)
+		    ft_ksyms_addr(ks, paths[i].entry, &entry) ||
+		    ft_kcall_sites(ks, entry, target, 1, &call, 1) <= 0)
 			continue;
-		fail = calibrate(&kp->cal, kp->group, inst, (int)i, key_format,
-				 unlock_format, f_key, f_unlock);
+		snprintf(site, sizeof(site), "0x%llx", (unsigned long long)call);
+		fail = calibrate(&kp->cal, kp->group, inst, (int)i, site,
+				 key_format, unlock_format, f_key, f_unlock);
 		if (!fail) {
 			snprintf(kp->cal.path, sizeof(kp->cal.path), "%s>%s",
 				 paths[i].entry, paths[i].callee);

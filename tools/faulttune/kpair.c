@@ -15,7 +15,10 @@
  *   lock:contention_begin/end      on the table's mutex: the wait; the end
  *                                  is the acquisition (with lock debugging
  *                                  every mutex_lock() has them);
- *   unlock (mutex_unlock())        the release: the acquisition goes out.
+ *   unlock (a call site of         the release: the acquisition goes out.
+ *   mutex_unlock(), or that
+ *   function itself in files
+ *   made before call sites)
  *
  * The probes' own work between two timestamps lies inside every hold
  * (kcal.c): the cost measured at record start, in the start marker, is
@@ -68,6 +71,7 @@ struct ft_kpair {
 	uint64_t base;
 	uint32_t n, stride;
 	char key_func[64], covered[512], uncovered[128];
+	char unlock_sites[16], unreleased[128];	/* "": mutex_unlock() probed */
 	struct kp_task **owner;		/* [n]: who holds or is taking it */
 	struct kp_taken {		/* [n]: the bucket's last acquisition */
 		uint64_t at;
@@ -222,6 +226,11 @@ static void on_marker(struct ft_kpair *kp, const char *m)
 	marker_val(m, " key=", kp->key_func, sizeof(kp->key_func));
 	kp->op_arg = !strcmp(kp->key_func, "hugetlb_fault_mutex_lock");
 	marker_val(m, " covered=", kp->covered, sizeof(kp->covered));
+	/* older files probed mutex_unlock() itself: no unlock= */
+	if (!marker_val(m, " unlock=callsites:", kp->unlock_sites,
+			sizeof(kp->unlock_sites)))
+		kp->unlock_sites[0] = '\0';
+	marker_val(m, " unreleased=", kp->unreleased, sizeof(kp->unreleased));
 	marker_val(m, " uncovered=", kp->uncovered, sizeof(kp->uncovered));
 	if (marker_val(m, " probe_cost=", v, sizeof(v)) &&
 	    sscanf(v, "%" SCNu64 ",%" SCNu64 ",%" SCNu64, &kp->cal_ku,
@@ -556,6 +565,9 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 		ft_json_str(f, kp->covered);
 		fprintf(f, ",\"uncovered\":");
 		ft_json_str(f, kp->uncovered);
+		fprintf(f, ",\"unlock_sites\":%s,\"bucket_mismatch\":%llu",
+			kp->unlock_sites[0] ? kp->unlock_sites : "null",
+			(unsigned long long)kp->bucket_mismatch);
 		fprintf(f, ",\"keys\":%llu,\"acquisitions\":%llu,\"recomputed\":%llu,"
 			"\"unlock_without_key\":%llu,\"open_at_end\":%llu,"
 			"\"unknown_caller\":%llu,\"acquired_at_key\":%llu,"
@@ -602,11 +614,15 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 	}
 	if (fmt != FT_FMT_TEXT)
 		return;
-	fprintf(f, "source: %s: key at %s, release at mutex_unlock() of the "
-		"table (%u mutexes), waits from lock:contention_begin/end\n",
+	fprintf(f, "source: %s: key at %s, release at %s%s of the table (%u "
+		"mutexes), waits from lock:contention_begin/end\n",
 		kp->feeds ? "kprobe recorder" : "the faulttune events; the "
 		"kprobe recorder beside them", kp->key_func[0] ? kp->key_func :
-		"?", kp->n);
+		"?", kp->unlock_sites[0] ? kp->unlock_sites : "mutex_unlock()",
+		kp->unlock_sites[0] ? " unlock call sites" : "", kp->n);
+	if (kp->unreleased[0] && strcmp(kp->unreleased, "none"))
+		fprintf(f, "  releases not seen (no unlock call site found; their "
+			"holds never end): %s\n", kp->unreleased);
 	fprintf(f, "  call sites seen: %s\n  call sites not seen (their "
 		"acquisitions are missing): %s\n",
 		kp->covered[0] ? kp->covered : "unknown",

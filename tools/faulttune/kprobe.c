@@ -10,10 +10,26 @@
  *            since 2014 (the return address names the caller, hence the
  *            op), or the patched kernel's hugetlb_fault_mutex_lock(),
  *            whose op is an argument;
- *   unlock   at mutex_unlock(), filtered in the kernel to the table's
- *            address range: the release;
+ *   unlock   at each call of mutex_unlock() inside the functions that
+ *            take the table's mutexes (the callers of the key function,
+ *            or the patched kernel's unlock helper), the lock in %di,
+ *            filtered in the kernel to the table's address range: the
+ *            release;
  *
  * and lock:contention_begin/end, enabled beside them, give the waits.
+ *
+ * Never a probe on mutex_unlock() itself: every mutex of the machine is
+ * unlocked there, so every pipe write and every i_rwsem neighbour would
+ * pay the probe (measured on Debian's 7.3.4 kernel: a one-byte pipe
+ * write + read 1.6x; Documentation/bench.md, "The rest of the machine").
+ * A probe at a call site inside hugetlb's own functions fires only on
+ * their paths.  The sites are found in the kernel's text (the same scan
+ * that finds the key's callers); the kernel decodes the function up to a
+ * probed address and refuses one that is not an instruction boundary, so
+ * a wrong site fails loudly instead of tracing garbage.  All sites share
+ * one event, "unlock": the kernel appends a probe with the same fetchargs
+ * to an existing event, and removing the event removes them all.
+ *
  * The probes' own cost inside a hold is measured as they are created
  * (kcal.c) and goes into the start marker, for kpair.c to take off.
  *
@@ -26,6 +42,8 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,6 +62,25 @@ static const struct ft_kp_key {
 	{ "hugetlb_fault_mutex_hash",
 	  "mapping=$arg1:x64 index=$arg2:u64 caller=$stack0:x64", 0 },
 };
+
+/*
+ * Where the patched kernel releases the table's mutexes: its helpers,
+ * which its callers call in place of mutex_unlock()
+ */
+static const char *const unlock_helpers[] = {
+	"hugetlb_fault_mutex_unlock", "hugetlb_fault_mutex_unlock_traced",
+};
+
+/*
+ * At a call site the callee's first argument is in its register ($argN
+ * is for a function's entry only): the x86-64 ABI's %di.  The sites are
+ * found by decoding x86 calls, so the recorder is x86-64's alone.
+ */
+#if defined(__x86_64__)
+#define UNLOCK_FORMAT	"lock=%di:x64"
+#else
+#define UNLOCK_FORMAT	NULL
+#endif
 
 static struct ft_kprobes *live;	/* what the atexit handler removes */
 
@@ -83,10 +120,19 @@ static void destroy_one(struct tracefs_dynevent **ev)
 
 void ft_kprobes_destroy(struct ft_kprobes *kp)
 {
+	int i;
+
 	if (!kp)
 		return;
-	destroy_one(&kp->unlock);
+	/* removing the event removes every probe appended to it */
+	destroy_one(&kp->unlock[0]);
+	for (i = 1; i < kp->nunlock; i++) {
+		tracefs_dynevent_free(kp->unlock[i]);
+		kp->unlock[i] = NULL;
+	}
+	kp->nunlock = 0;
 	destroy_one(&kp->key);
+	kp->armed = 0;
 	if (live == kp)
 		live = NULL;
 }
@@ -96,59 +142,184 @@ static void destroy_at_exit(void)
 	ft_kprobes_destroy(live);
 }
 
-/*
- * Which ops the key probe sees on this kernel: each caller's out-of-line
- * calls, from its text in /proc/kcore.  A caller that hashes inline (or
- * that this kernel lacks) is not seen.  0, or -1 when no caller is seen.
- */
-static int find_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
-		      uint64_t target)
+static int append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int append(char *buf, size_t size, size_t *len, const char *fmt, ...)
 {
-	unsigned int seen = 0, op, cop;
-	const char *func;
-	size_t i, len = 0;
+	va_list ap;
+	int n;
 
-	kp->covered[0] = '\0';
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, *len < size ? size - *len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += n;
+	if (*len >= size)		/* cut, but a string */
+		*len = size - 1;
+	return n;
+}
+
+/* the ops in none of the bits of seen, "op,op,..." */
+static void ops_missing(char *buf, size_t size, unsigned int seen)
+{
+	size_t len = 0;
+	unsigned int op;
+
+	buf[0] = '\0';
+	for (op = 0; op < FT_HOP_OTHER; op++)
+		if (!(seen & (1U << op)))
+			append(buf, size, &len, "%s%s", len ? "," : "",
+			       ft_hop_name(op));
+}
+
+/*
+ * The unlock call sites in the function (or copy) at start, into
+ * sites[]: *n grows; "func+0xoff" each into kp->unlock_at.
+ */
+static int unlock_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
+			const char *func, uint64_t start, uint64_t unlock,
+			uint64_t *sites, int *n, size_t *len)
+{
+	int k, found = ft_kcall_sites(ks, start, unlock, 1, sites + *n,
+				      FT_KP_SITES - *n);
+
+	if (found <= 0)
+		return 0;
+	if (found > FT_KP_SITES - *n)
+		found = FT_KP_SITES - *n;
+	for (k = 0; k < found; k++)
+		append(kp->unlock_at, sizeof(kp->unlock_at), len, "%s%s+0x%llx",
+		       *len ? "," : "", func,
+		       (unsigned long long)(sites[*n + k] - start));
+	*n += found;
+	return found;
+}
+
+/*
+ * Which ops the key probe sees on this kernel, and where the unlock
+ * probes go: each caller's (and each compiler's copy of it: .isra.0,
+ * .constprop.0, .part.0, .cold) out-of-line calls of the key function and
+ * of mutex_unlock(), from its text in /proc/kcore.  A caller that hashes
+ * inline (or that this kernel lacks) is not seen.  0, or why not.
+ */
+static const char *find_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
+			      uint64_t target, uint64_t unlock, uint64_t *sites,
+			      int *nsites)
+{
+	unsigned int seen = 0, released = 0, cop;
+	const char *func, *copy;
+	size_t i, j, len = 0, ulen = 0;
+	uint64_t start;
+
+	*nsites = 0;
+	kp->covered[0] = kp->unlock_at[0] = '\0';
 	for (i = 0; (func = ft_kprobe_caller(i, &cop)); i++) {
-		int n = ft_kcall_count(ks, func, target, 0);
+		for (j = 0; (copy = ft_ksyms_copy(ks, func, &j, &start)); ) {
+			int n = ft_kcall_sites(ks, start, target, 0, NULL, 0);
 
-		if (n <= 0)
-			continue;
-		seen |= 1U << cop;
-		len += snprintf(kp->covered + len, len < sizeof(kp->covered) ?
-				sizeof(kp->covered) - len : 0, "%s%s:%s*%d",
-				len ? "," : "", ft_hop_name(cop), func, n);
+			if (n > 0) {
+				seen |= 1U << cop;
+				append(kp->covered, sizeof(kp->covered), &len,
+				       "%s%s:%s*%d", len ? "," : "",
+				       ft_hop_name(cop), copy, n);
+			}
+			if (unlock_sites(kp, ks, copy, start, unlock, sites,
+					 nsites, &ulen))
+				released |= 1U << cop;
+		}
 	}
+	/* the patched kernel: every op releases through its helper */
+	for (i = 0; i < sizeof(unlock_helpers) / sizeof(unlock_helpers[0]); i++)
+		for (j = 0; (copy = ft_ksyms_copy(ks, unlock_helpers[i], &j,
+						  &start)); )
+			if (unlock_sites(kp, ks, copy, start, unlock, sites,
+					 nsites, &ulen))
+				released = ~0U;
 	/* the userfault drop is a second hash inside hugetlb_fault's inlines */
 	if (seen & (1U << FT_HOP_FAULT))
 		seen |= 1U << FT_HOP_USERFAULT;
-	len = 0;
-	kp->uncovered[0] = '\0';
-	for (op = 0; op < FT_HOP_OTHER; op++)
-		if (!(seen & (1U << op)))
-			len += snprintf(kp->uncovered + len,
-					len < sizeof(kp->uncovered) ?
-					sizeof(kp->uncovered) - len : 0, "%s%s",
-					len ? "," : "", ft_hop_name(op));
-	return seen ? 0 : -1;
+	if (released & (1U << FT_HOP_FAULT))
+		released |= 1U << FT_HOP_USERFAULT;
+	ops_missing(kp->uncovered, sizeof(kp->uncovered), seen);
+	ops_missing(kp->unlock_uncovered, sizeof(kp->unlock_uncovered),
+		    released | ~seen);
+	if (!seen)
+		return "no caller calls %s out of line (inlined everywhere in "
+		       "this kernel)";
+	if (!*nsites)
+		return "no call of mutex_unlock() in the callers of %s: their "
+		       "releases cannot be seen";
+	return NULL;
 }
 
 /* why creating a probe failed, from tracefs's error_log when it says */
 static const char *create_failed(const char *what, char *buf, size_t len)
 {
+	int err = errno;
 	char *log = tracefs_error_last(NULL);
-	char *nl = log ? strrchr(log, '\n') : NULL;
+	char *msg = log ? strstr(log, "error: ") : NULL;
 
-	while (nl && nl > log && nl[1] == '\0') {
-		*nl = '\0';
-		nl = strrchr(log, '\n');
+	/* "[ts] trace_kprobe: error: WHY\n  Command: ...\n   ^": the WHY */
+	if (msg) {
+		msg += 7;
+		msg[strcspn(msg, "\n")] = '\0';
 	}
 	snprintf(buf, len, "cannot create the kprobe on %s (%s)%s%s", what,
-		 errno == EPERM ? "refused: kernel lockdown?" : strerror(errno),
-		 log ? ": " : "", log ? (nl ? nl + 1 : log) : "");
+		 err == EPERM ? "refused: kernel lockdown?" :
+		 err ? strerror(err) : "refused", msg ? ": " : "",
+		 msg ? msg : "");
 	free(log);
 	tracefs_error_clear(NULL);
 	return buf;
+}
+
+/* the table's address range, as a filter on the field named */
+static void range_filter(const struct ft_kprobes *kp, const char *field,
+			 char *buf, size_t len)
+{
+	snprintf(buf, len, "%s >= 0x%llx && %s < 0x%llx", field,
+		 (unsigned long long)kp->base, field,
+		 (unsigned long long)(kp->base + (uint64_t)kp->n * kp->stride));
+}
+
+/*
+ * One probe per site, all on the event "unlock" of our group, each named
+ * SYM+0xOFF (as kprobe_events then shows it) where the symbol is unique,
+ * else by its address.
+ */
+static const char *create_unlocks(struct ft_kprobes *kp,
+				  const struct ft_ksyms *ks, const uint64_t *sites,
+				  int n, char *why, size_t len)
+{
+	char addr[160], what[192];
+	const char *func;
+	uint64_t off;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		func = ft_ksyms_func(ks, sites[i], &off);
+		if (func && ft_ksyms_named(ks, func) == 1)
+			snprintf(addr, sizeof(addr), "%s+0x%llx", func,
+				 (unsigned long long)off);
+		else
+			snprintf(addr, sizeof(addr), "0x%llx",
+				 (unsigned long long)sites[i]);
+		kp->unlock[i] = tracefs_kprobe_alloc(kp->group, "unlock", addr,
+						     UNLOCK_FORMAT);
+		if (!kp->unlock[i])
+			return "out of memory";
+		tracefs_error_clear(NULL);
+		if (tracefs_dynevent_create(kp->unlock[i])) {
+			snprintf(what, sizeof(what), "the call of mutex_unlock() "
+				 "at %s", addr);
+			tracefs_dynevent_free(kp->unlock[i]);
+			kp->unlock[i] = NULL;
+			return create_failed(what, why, len);
+		}
+		kp->nunlock = i + 1;
+	}
+	return NULL;
 }
 
 const char *ft_kprobes_create(struct ft_kprobes *kp,
@@ -158,14 +329,17 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	struct ft_ksyms *ks = NULL;
 	const struct ft_kp_key *k = NULL;
 	struct ft_kp_key test = { 0 };
-	uint64_t target = 0;
-	char filter[128], cfilter[128], *dir;
+	uint64_t target = 0, unlock = 0, sites[FT_KP_SITES];
+	char *dir;
 	const char *fail = NULL, *from;
 	size_t i;
-	int ok;
+	int ok, nsites = 0;
 
 	memset(kp, 0, sizeof(*kp));
 	snprintf(kp->group, sizeof(kp->group), "faulttune_%d", (int)getpid());
+	if (!UNLOCK_FORMAT)
+		return "the kprobe recorder finds its call sites in x86-64 code "
+		       "only";
 	dir = tracefs_get_tracing_file("kprobe_events");
 	ok = dir && !access(dir, W_OK);
 	tracefs_put_tracing_file(dir);
@@ -178,7 +352,7 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	kp->stride = ft_mutex_stride(kp->base, kp->n, &from);
 	if (!kp->stride)
 		return "the fault mutex table's stride is not shown by "
-		       "/proc/kcore: the unlock probe cannot be filtered to it";
+		       "/proc/kcore: the unlock probes cannot be filtered to it";
 	ks = ft_ksyms_load(NULL);
 	/* the tests' way to a function that is missing, blacklisted, ... */
 	test.func = getenv("FAULTTUNE_KPROBE_FUNC");
@@ -208,19 +382,20 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	}
 	kp->key_func = k->func;
 	kp->op_arg = k->op_arg;
-	if (find_sites(kp, ks, target)) {
+	if (ft_ksyms_addr(ks, "mutex_unlock", &unlock)) {
 		ft_ksyms_free(ks);
-		snprintf(why, sizeof(why), "no caller calls %s out of line "
-			 "(inlined everywhere in this kernel)", k->func);
+		return "mutex_unlock not in kallsyms";
+	}
+	fail = find_sites(kp, ks, target, unlock, sites, &nsites);
+	if (fail) {
+		ft_ksyms_free(ks);
+		snprintf(why, sizeof(why), fail, k->func);
 		return why;
 	}
 
 	kp->key = tracefs_kprobe_alloc(kp->group, "key", k->func, k->format);
-	kp->unlock = tracefs_kprobe_alloc(kp->group, "unlock", "mutex_unlock",
-					  "lock=$arg1:x64");
-	if (!kp->key || !kp->unlock) {
+	if (!kp->key) {
 		ft_ksyms_free(ks);
-		ft_kprobes_destroy(kp);
 		return "out of memory";
 	}
 	tracefs_error_clear(NULL);
@@ -237,36 +412,13 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 		atexit(destroy_at_exit);
 		kp->atexit_done = 1;
 	}
-	if (tracefs_dynevent_create(kp->unlock)) {
+	fail = create_unlocks(kp, ks, sites, nsites, why, sizeof(why));
+	if (fail || ft_kprobes_arm(kp, inst, 1)) {
 		ft_ksyms_free(ks);
-		fail = create_failed("mutex_unlock", why, sizeof(why));
-		tracefs_dynevent_free(kp->unlock);
-		kp->unlock = NULL;
-		ft_kprobes_destroy(kp);
-		return fail;
-	}
-	/* only the table's mutexes, filtered before the event is written */
-	snprintf(filter, sizeof(filter), "lock >= 0x%llx && lock < 0x%llx",
-		 (unsigned long long)kp->base,
-		 (unsigned long long)(kp->base + (uint64_t)kp->n * kp->stride));
-	/*
-	 * lock:contention too: with lock debugging every mutex_lock() of
-	 * the machine has its pair, and only the table's are waits here
-	 */
-	snprintf(cfilter, sizeof(cfilter), "lock_addr >= 0x%llx && "
-		 "lock_addr < 0x%llx", (unsigned long long)kp->base,
-		 (unsigned long long)(kp->base + (uint64_t)kp->n * kp->stride));
-	if (tracefs_event_file_write(inst, kp->group, "unlock", "filter",
-				     filter) < 0 ||
-	    tracefs_event_file_write(inst, "lock", "contention_begin", "filter",
-				     cfilter) < 0 ||
-	    tracefs_event_file_write(inst, "lock", "contention_end", "filter",
-				     cfilter) < 0 ||
-	    tracefs_event_enable(inst, kp->group, "unlock") ||
-	    tracefs_event_enable(inst, kp->group, "key")) {
-		ft_ksyms_free(ks);
-		snprintf(why, sizeof(why), "cannot filter or enable the kprobe "
-			 "events in our instance: %s", strerror(errno));
+		if (!fail)
+			snprintf(why, sizeof(why), "cannot filter or enable the "
+				 "kprobe events in our instance: %s",
+				 strerror(errno));
 		ft_kprobes_destroy(kp);
 		return why;
 	}
@@ -274,40 +426,93 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	kp->cal_why = getenv("FAULTTUNE_NO_KCAL") ? "the probes' own cost was "
 		      "not measured (FAULTTUNE_NO_KCAL): holds are not corrected "
 		      "for it" : ft_kcal_measure(kp, inst, ks, k->format,
-						 "lock=$arg1:x64");
+						 UNLOCK_FORMAT);
 	ft_ksyms_free(ks);
 	return NULL;
+}
+
+/*
+ * The filters are set once, at the first arming: they stay with the
+ * event files of our instance while the events are off.
+ */
+int ft_kprobes_arm(struct ft_kprobes *kp, struct tracefs_instance *inst, int on)
+{
+	static const char *const lock_events[] = {
+		"contention_begin", "contention_end",
+	};
+	char filter[128];
+	size_t i;
+
+	if (!kp || !kp->key || !kp->nunlock || !!on == kp->armed)
+		return 0;
+	if (on && !kp->armed) {
+		range_filter(kp, "lock", filter, sizeof(filter));
+		if (tracefs_event_file_write(inst, kp->group, "unlock", "filter",
+					     filter) < 0)
+			return -1;
+		/*
+		 * lock:contention too: with lock debugging every mutex_lock()
+		 * of the machine has its pair, and only the table's are waits
+		 */
+		range_filter(kp, "lock_addr", filter, sizeof(filter));
+		for (i = 0; i < 2; i++)
+			if (tracefs_event_file_write(inst, "lock", lock_events[i],
+						     "filter", filter) < 0)
+				return -1;
+	}
+	if (on) {
+		if (tracefs_event_enable(inst, kp->group, "unlock") ||
+		    tracefs_event_enable(inst, kp->group, "key") ||
+		    tracefs_event_enable(inst, "lock", lock_events[0]) ||
+		    tracefs_event_enable(inst, "lock", lock_events[1]))
+			return -1;
+	} else if (tracefs_event_disable(inst, kp->group, NULL) ||
+		   tracefs_event_disable(inst, "lock", lock_events[0]) ||
+		   tracefs_event_disable(inst, "lock", lock_events[1])) {
+		return -1;
+	}
+	kp->armed = on;
+	return 0;
 }
 
 const char *ft_kprobes_marker(const struct ft_kprobes *kp)
 {
 	static char text[1024];
-
 	int len;
 
+	/* what kpair.c needs first: a trace_marker write may be cut at 1 KB */
 	len = snprintf(text, sizeof(text), " kprobe group=%s key=%s "
-		       "table=0x%llx nbuckets=%u stride=%u covered=%s "
-		       "uncovered=%s", kp->group, kp->key_func,
-		       (unsigned long long)kp->base, kp->n, kp->stride,
-		       kp->covered, kp->uncovered[0] ? kp->uncovered : "none");
+		       "unlock=callsites:%d table=0x%llx nbuckets=%u stride=%u",
+		       kp->group, kp->key_func, kp->nunlock,
+		       (unsigned long long)kp->base, kp->n, kp->stride);
 	/* ns, in the trace clock: what kpair.c takes off each hold */
 	if (kp->cal.done && len > 0 && (size_t)len < sizeof(text))
-		snprintf(text + len, sizeof(text) - len, " probe_cost=%llu,%llu,%llu "
-			 "probe_cost_on=%s",
-			 (unsigned long long)kp->cal.key_unlock,
-			 (unsigned long long)kp->cal.key_key,
-			 (unsigned long long)kp->cal.end_unlock, kp->cal.path);
+		len += snprintf(text + len, sizeof(text) - len,
+				" probe_cost=%llu,%llu,%llu probe_cost_on=%s",
+				(unsigned long long)kp->cal.key_unlock,
+				(unsigned long long)kp->cal.key_key,
+				(unsigned long long)kp->cal.end_unlock,
+				kp->cal.path);
+	if (len > 0 && (size_t)len < sizeof(text))
+		snprintf(text + len, sizeof(text) - len, " covered=%s "
+			 "uncovered=%s unreleased=%s", kp->covered,
+			 kp->uncovered[0] ? kp->uncovered : "none",
+			 kp->unlock_uncovered[0] ? kp->unlock_uncovered : "none");
 	return text;
 }
 
 /*
  * faulttune_<pid> groups whose run is gone: its instance faulttune-<pid>
- * is gone too (ft_cleanup_stale() removes a dead run's instance first).
+ * is gone too (ft_cleanup_stale() removes a dead run's instance first),
+ * or, when only counting (owned given: nothing is removed), owned()
+ * says no running faulttune owns it.
  */
-int ft_kprobes_stale(int quiet)
+int ft_kprobes_stale(int quiet, int (*owned)(const char *inst))
 {
+	int dry = owned != NULL;
 	struct tracefs_dynevent **all = tracefs_dynevent_get_all(
 		TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE, NULL);
+	char last[160] = "", name[160];
 	int i, removed = 0;
 
 	for (i = 0; all && all[i]; i++) {
@@ -315,15 +520,24 @@ int ft_kprobes_stale(int quiet)
 		long pid;
 
 		tracefs_dynevent_info(all[i], &sys, &ev, NULL, NULL, NULL);
-		if (!sys || strncmp(sys, "faulttune_", 10))
+		if (!sys || !ev || strncmp(sys, "faulttune_", 10))
+			goto next;
+		/* the unlock event's probes are listed one by one, removed as one */
+		snprintf(name, sizeof(name), "%s/%s", sys, ev);
+		if (!strcmp(name, last))
 			goto next;
 		pid = strtol(sys + 10, &end, 10);
 		if (*end || pid <= 0 || pid == getpid())
 			goto next;
 		snprintf(inst, sizeof(inst), "faulttune-%ld", pid);
-		if (tracefs_instance_exists(inst))
+		/* a killed run's instance is removed first, unless counting */
+		if (dry ? owned(inst) : tracefs_instance_exists(inst))
 			goto next;
-		if (tracefs_dynevent_destroy(all[i], true) == 0) {
+		if (dry) {
+			snprintf(last, sizeof(last), "%s", name);
+			removed++;
+		} else if (tracefs_dynevent_destroy(all[i], true) == 0) {
+			snprintf(last, sizeof(last), "%s", name);
 			removed++;
 			if (!quiet)
 				ft_info("faulttune: removed stale kprobe event "

@@ -237,7 +237,41 @@ int ft_cleanup_stale(int quiet)
 
 	tracefs_instances_walk(stale_cb, &sc);
 	/* and the kprobe events of those runs, now without an instance */
-	return sc.removed + ft_kprobes_stale(quiet);
+	return sc.removed + ft_kprobes_stale(quiet, NULL);
+}
+
+/*
+ * Whether a running faulttune owns the instance name (its flock), for
+ * what ft_stale_count() tells: 1 when it cannot be told.
+ */
+int ft_inst_owned(const char *name)
+{
+	struct tracefs_instance *inst;
+	int lock;
+
+	if (!tracefs_instance_exists(name))
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (!inst)
+		return 1;
+	lock = inst_lock(inst);
+	tracefs_instance_free(inst);
+	if (lock < 0)
+		return 1;
+	close(lock);
+	return 0;
+}
+
+/*
+ * The kprobe events of killed runs still in the kernel, removing nothing:
+ * what report names, since each stays armed and taxes its paths.  0
+ * where tracefs is not readable (not root, not mounted).
+ */
+int ft_stale_count(void)
+{
+	if (geteuid() || !ft_tracefs_mounted(NULL))
+		return 0;
+	return ft_kprobes_stale(1, ft_inst_owned);
 }
 
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb)
@@ -422,15 +456,20 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 		if (fi->kp) {
 			if (!quiet)
 				ft_info("faulttune: %srecording with kprobe events "
-					"(group %s) on %s and mutex_unlock() of the "
-					"table, and lock:contention_begin/end.\n"
-					"  call sites seen: %s\n  not seen (their "
-					"acquisitions are missing): %s",
+					"(group %s) on %s and the table's unlocks at "
+					"%d call sites, and lock:contention_begin/end."
+					"\n  call sites seen: %s\n  not seen (their "
+					"acquisitions are missing): %s\n  unlocks "
+					"at: %s%s%s",
 					ft_source == FT_SRC_KPROBE ? "" :
 					"kernel without the faulttune tracepoints: ",
 					fi->kp->group, fi->kp->key_func,
-					fi->kp->covered, fi->kp->uncovered[0] ?
-					fi->kp->uncovered : "none");
+					fi->kp->nunlock, fi->kp->covered,
+					fi->kp->uncovered[0] ? fi->kp->uncovered :
+					"none", fi->kp->unlock_at,
+					fi->kp->unlock_uncovered[0] ?
+					"\n  releases not seen (their holds never "
+					"end): " : "", fi->kp->unlock_uncovered);
 			if (!quiet && fi->kp->cal.done)
 				ft_info("  the probes' own cost inside a hold, "
 					"measured on %s: %llu ns from the key, "
@@ -463,7 +502,7 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 
 int ft_inst_marker(struct ft_inst *fi, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[1024];		/* what trace_marker takes on every kernel */
 	va_list ap;
 	int n;
 

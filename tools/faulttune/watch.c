@@ -326,20 +326,17 @@ static int events_on(struct ft_inst *fi, int on)
 	int i, r = 0;
 
 	/*
-	 * The kprobe recorder: its probes stay enabled from the start to the
-	 * end (tracing_on stops the writes between windows), because each
-	 * enable and disable rewrites the probed functions' ftrace sites,
-	 * and under QEMU's multi-threaded TCG a vCPU ran a stale translation
-	 * of such a site into a freed trampoline (an Oops at RIP 0, once,
-	 * with the probes toggled every window).  The waits are toggled.
+	 * The kprobe recorder: its probes and waits are armed for the window
+	 * only.  A disarmed probe is out of the kernel's text, so between
+	 * windows neither the machine nor the hugetlb paths pay for it.
+	 * Each arming rewrites the probed instructions, which QEMU's
+	 * multi-threaded TCG does not always see at once (a stale
+	 * translation once ran into a freed ftrace trampoline): the tests
+	 * that watch on the kprobe recorder boot single-threaded TCG
+	 * (tests/check.sh), as kdeb-boot.sh does for jump labels.
 	 */
 	if (fi->kp) {
-		if (on)
-			r |= tracefs_event_enable(fi->inst, fi->kp->group, NULL);
-		r |= on ? tracefs_event_enable(fi->inst, "lock", "contention_begin") :
-			tracefs_event_disable(fi->inst, "lock", "contention_begin");
-		r |= on ? tracefs_event_enable(fi->inst, "lock", "contention_end") :
-			tracefs_event_disable(fi->inst, "lock", "contention_end");
+		r = ft_kprobes_arm(fi->kp, fi->inst, on);
 		if (fi->evset == FT_EVS_CONTENTION)
 			return r ? -1 : 0;
 	}

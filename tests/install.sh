@@ -86,7 +86,7 @@ diag "$tmp/man.err"
 check "man --warnings -l faulttune.1: no warning, NAME, SYNOPSIS and every subcommand rendered (exit $rc)" \
 	eval '[ $rc = 0 ] && [ ! -s "$tmp/man.err" ] && grep -q "^NAME" "$tmp/man.out" &&
 	      grep -q "^SYNOPSIS" "$tmp/man.out" &&
-	      (for c in bench record report tune watch; do grep -q "faulttune $c" "$tmp/man.out" || exit 1; done)'
+	      (for c in bench record report tune watch cleanup; do grep -q "faulttune $c" "$tmp/man.out" || exit 1; done)'
 
 # --- bash completion, loaded the way bash-completion loads it ----------------
 # comp.sh LINE...: the candidates for each LINE (cursor at its end), one
@@ -118,8 +118,8 @@ got=$(complete_ -p)
 check "completion: bash-completion loads it from PREFIX/share ($got)" \
 	[ "$got" = "complete -F _faulttune faulttune" ]
 got=$(complete_ "faulttune ")
-check "completion: 'faulttune <TAB>' offers the five subcommands (got: $got)" \
-	[ "$got" = "bench record report tune watch" ]
+check "completion: 'faulttune <TAB>' offers the six subcommands (got: $got)" \
+	[ "$got" = "bench cleanup record report tune watch" ]
 got=$(complete_ "faulttune --")
 check "completion: 'faulttune --<TAB>' offers --help and --version (got: $got)" \
 	[ "$got" = "--help --version" ]
@@ -136,7 +136,7 @@ check "completion: 'faulttune tune --<TAB>' offers --apply --json --plot --help"
 	eval 'for o in --apply --json --plot --help; do [[ " $got " == *" $o "* ]] || exit 1; done'
 check "completion: 'faulttune tune --<TAB>' offers exactly the long options of 'faulttune tune --help'" \
 	[ "$got" = "$want" ]
-for c in bench record report watch; do
+for c in bench record report watch cleanup; do
 	got=$(complete_ "faulttune $c --")
 	want=$("$bin" $c --help 2>&1 | grep -E '^ +-' | grep -oE -- '--[a-z][a-z-]*' | sort -u | tr '\n' ' ' | sed 's/ $//')
 	[ "$c" = record ] && want="-- $want"

@@ -16,6 +16,7 @@ static const struct {
 	{ "report", cmd_report, "analyse a recording: waits, collisions, what-if" },
 	{ "tune", cmd_tune, "sweep num_fault_mutexes and recommend a size" },
 	{ "watch", cmd_watch, "a window every interval: one line, Prometheus metrics" },
+	{ "cleanup", cmd_cleanup, "remove what killed runs left in tracefs (probes, instances)" },
 };
 
 static void usage(FILE *f)

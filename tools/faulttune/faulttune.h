@@ -817,6 +817,7 @@ int cmd_record(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_cleanup(int argc, char **argv);
 
 /* version.c: faulttune --version */
 void ft_print_version(FILE *f);

@@ -1037,6 +1037,12 @@ int cmd_report(int argc, char **argv)
 	ret = ft_report_parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 2 : 0;
+	/* report changes nothing, but a probe left armed taxes the machine */
+	ret = ft_stale_count();
+	if (ret > 0)
+		ft_info("faulttune: %d kprobe event(s) of killed faulttune runs "
+			"are still in the kernel (armed ones tax their paths): "
+			"'faulttune cleanup' removes them", ret);
 	/* the reader does tens of MB/s: a minute plus 1 s/MiB is no limit for a sane file */
 	if (o.timeout < 0)
 		o.timeout = 60 + (stat(o.file, &st) ? 0 : st.st_size / 1048576.0);

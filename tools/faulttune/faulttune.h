@@ -739,6 +739,8 @@ void ft_kpair_feeds(struct ft_kpair *kp, int feeds);
 /* the source and its coverage (and the match); json: leading comma */
 void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt);
 void ft_kpair_free(struct ft_kpair *kp);
+/* why its acquisitions must not be analysed (a wrong decode), or NULL */
+const char *ft_kpair_refusal(const struct ft_kpair *kp);
 /* the op of a caller of the hashing function, -1: not a known caller */
 int ft_kprobe_caller_op(const char *func, unsigned int *op);
 /* the known callers, i from 0 until NULL */

@@ -494,6 +494,65 @@ static void on_summary(struct ft_kpair *kp, const struct ft_event *ev)
 	t->qn -= i + 1;
 }
 
+/*
+ * A decode is refused past this share of disagreements (and more than
+ * KP_BAD_MIN of them): a correct one has none, but a lost event can pair
+ * a release with the wrong request now and then.
+ */
+#define KP_BAD_PCT	1
+#define KP_BAD_MIN	2
+
+static int too_many(uint64_t bad, uint64_t of)
+{
+	return bad > KP_BAD_MIN && bad * 100 > of * KP_BAD_PCT;
+}
+
+/*
+ * Why the recorder's acquisitions must not be analysed, or NULL: its
+ * decode of this kernel is wrong, or it did not see the fault path.
+ *   - the bucket of the released mutex (its address in the table) is not
+ *     the bucket of the key's hash: the hash, the table or its stride was
+ *     read wrong;
+ *   - the return address of a key is in no known caller, where the file
+ *     has the kernel's symbols to tell: the call sites were decoded
+ *     wrong, or this kernel hashes from a function faulttune does not
+ *     know, and the ops would be wrong;
+ *   - no caller on the fault path was seen: whatever the file holds, it
+ *     is not the faults' contention, and a size from it would be a guess.
+ */
+const char *ft_kpair_refusal(const struct ft_kpair *kp)
+{
+	static char why[768];
+
+	if (!kp || !kp->feeds || !kp->have_table)
+		return NULL;
+	if (too_many(kp->bucket_mismatch, kp->acquisitions)) {
+		snprintf(why, sizeof(why), "the kprobe recorder's decode is wrong "
+			 "for this kernel: %llu of %llu releases were of another "
+			 "bucket than their key's hash (at most %d%% may be)",
+			 (unsigned long long)kp->bucket_mismatch,
+			 (unsigned long long)kp->acquisitions, KP_BAD_PCT);
+		return why;
+	}
+	if (kp->ks && !kp->op_arg && too_many(kp->unknown_caller, kp->keys)) {
+		snprintf(why, sizeof(why), "the kprobe recorder's decode is wrong "
+			 "for this kernel: %llu of %llu keys came from no known "
+			 "caller of %s (at most %d%% may)",
+			 (unsigned long long)kp->unknown_caller,
+			 (unsigned long long)kp->keys,
+			 kp->key_func[0] ? kp->key_func : "the hash", KP_BAD_PCT);
+		return why;
+	}
+	if (kp->covered[0] && strncmp(kp->covered, "fault:", 6) &&
+	    !strstr(kp->covered, ",fault:")) {
+		snprintf(why, sizeof(why), "the kprobe recorder saw no call site "
+			 "on the fault path (seen: %s): no analysis or "
+			 "recommendation for the faults without it", kp->covered);
+		return why;
+	}
+	return NULL;
+}
+
 void ft_kpair_feeds(struct ft_kpair *kp, int feeds)
 {
 	kp->feeds = feeds;

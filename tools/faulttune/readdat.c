@@ -1589,6 +1589,10 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	if (ret < 0)
 		return -1;
 	ft_kpair_finish(a->kpair);
+	if (ft_kpair_refusal(a->kpair)) {
+		ft_err("%s: %s", file, ft_kpair_refusal(a->kpair));
+		return -1;
+	}
 	if (!n && lay.committed) {
 		ft_err("%s: no event decoded from %llu bytes of event data "
 		       "(corrupt header_page or header_event?)", file,

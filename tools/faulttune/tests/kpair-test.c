@@ -52,6 +52,9 @@ static struct ft_event cont(uint64_t ts, int pid, uint64_t idx, int end,
 				  .mapping = mutex_of(idx), .index = flags };
 }
 
+/* the call sites the start marker says the key probe saw */
+static const char *covered = "fault:x*1";
+
 /* a start marker, with the probes' cost (kcal.c) when cal is not NULL */
 static struct ft_kpair *start_cal(const char *key_func, const char *cal)
 {
@@ -60,9 +63,9 @@ static struct ft_kpair *start_cal(const char *key_func, const char *cal)
 
 	ft_kpair_feeds(kp, 1);
 	snprintf(m, sizeof(m), "faulttune: kprobe group=faulttune_1 key=%s "
-		 "table=0x%llx nbuckets=%d stride=%d covered=fault:x*1 "
-		 "uncovered=none%s%s\n", key_func, BASE, NB, STRIDE,
-		 cal ? " probe_cost=" : "", cal ? cal : "");
+		 "unlock=callsites:3 table=0x%llx nbuckets=%d stride=%d "
+		 "covered=%s uncovered=none%s%s\n", key_func, BASE, NB, STRIDE,
+		 covered, cal ? " probe_cost=" : "", cal ? cal : "");
 	feed(kp, (struct ft_event){ .kind = FT_EV_MARKER, .lock = -1,
 				    .marker = m });
 	nout = 0;
@@ -322,8 +325,92 @@ static void test_cal(void)
 	ft_kpair_raw_holds = 0;
 }
 
+/*
+ * A decode that disagrees with itself is refused: releases of another
+ * bucket than their key's hash beyond 1% (and more than 2), or no call
+ * site on the fault path; a correct one, or one wrong release in many
+ * (a lost event), is not.
+ */
+static void test_refusal(void)
+{
+	struct ft_kpair *kp = start("hugetlb_fault_mutex_lock");
+	uint64_t idx, other;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		feed(kp, key(1000 + 10 * i, 30, i, FT_HOP_FAULT));
+		feed(kp, unlock(1005 + 10 * i, 30, i));
+	}
+	ft_kpair_finish(kp);
+	CHECK(!ft_kpair_refusal(kp), "300 releases of their key's bucket: "
+	      "not refused (%s)", ft_kpair_refusal(kp) ?: "");
+	/* an index whose bucket differs from 0's */
+	for (other = 1; mutex_of(other) == mutex_of(0); other++)
+		;
+	for (i = 0; i < 4; i++) {
+		idx = 0;
+		feed(kp, key(10000 + 10 * i, 31, idx, FT_HOP_FAULT));
+		feed(kp, unlock(10005 + 10 * i, 31, other));
+	}
+	ft_kpair_finish(kp);
+	CHECK(ft_kpair_refusal(kp) && strstr(ft_kpair_refusal(kp),
+					     "4 of 304 releases"),
+	      "4 of 304 releases of another bucket (over 1%%): refused (%s)",
+	      ft_kpair_refusal(kp) ?: "not refused");
+	ft_kpair_free(kp);
+
+	kp = start("hugetlb_fault_mutex_lock");
+	for (i = 0; i < 300; i++) {
+		feed(kp, key(1000 + 10 * i, 30, i, FT_HOP_FAULT));
+		feed(kp, unlock(1005 + 10 * i, 30, i ? (uint64_t)i : other));
+	}
+	ft_kpair_finish(kp);
+	CHECK(!ft_kpair_refusal(kp), "1 of 300 of another bucket (a lost "
+	      "event): not refused (%s)", ft_kpair_refusal(kp) ?: "");
+	ft_kpair_free(kp);
+
+	covered = "fallocate:hugetlbfs_fallocate*1,punch:remove_inode_hugepages*1";
+	kp = start("hugetlb_fault_mutex_hash");
+	covered = "fault:x*1";
+	feed(kp, key(1000, 30, 1, FT_HOP_FALLOCATE));
+	feed(kp, unlock(1005, 30, 1));
+	ft_kpair_finish(kp);
+	CHECK(ft_kpair_refusal(kp) && strstr(ft_kpair_refusal(kp),
+					     "no call site on the fault path"),
+	      "no fault-path call site seen: refused (%s)",
+	      ft_kpair_refusal(kp) ?: "not refused");
+	ft_kpair_free(kp);
+}
+
+/* a compiler's copies of a caller are that caller */
+static void test_clones(void)
+{
+	static const char *const same[] = {
+		"hugetlb_no_page", "hugetlb_no_page.isra.0",
+		"hugetlb_no_page.constprop.0", "hugetlb_no_page.part.0",
+		"hugetlb_no_page.cold", "hugetlb_no_page.isra.0.cold",
+	};
+	unsigned int op = FT_HOP_OTHER;
+	size_t i;
+
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		op = FT_HOP_OTHER;
+		CHECK(!ft_kprobe_caller_op(same[i], &op) && op == FT_HOP_FAULT,
+		      "%s: the fault op's caller", same[i]);
+	}
+	CHECK(ft_kprobe_caller_op("hugetlb_no_pages", &op) &&
+	      ft_kprobe_caller_op("xhugetlb_fault", &op),
+	      "another name with the same start is not a copy");
+	CHECK(!ft_kprobe_caller_op("mfill_atomic_copy", &op) &&
+	      op == FT_HOP_UFFD_COPY && !ft_ksym_is("mfill_atomic_copy",
+						  "mfill_atomic"),
+	      "mfill_atomic_copy is its own caller, not a copy of mfill_atomic");
+}
+
 int main(void)
 {
+	test_refusal();
+	test_clones();
 	test_pair();
 	test_handover();
 	test_recompute();

@@ -21,6 +21,9 @@
 #   fallback	faulttune-fallback.t, faulttune-kprobe.t and memtype-lookup.t on the stock
 #		kernel; then the kprobe recorder's recommendations on stock
 #		against the patched kernel's events' (guest group)
+#   kwatch	faulttune-kwatch.t on the stock kernel under single-threaded
+#		TCG: watch's probes armed for its windows only, killed runs'
+#		leftovers named by report and removed by faulttune cleanup
 #   memtype list	kernel-memtype.t on the stock kernel, its pat_memtype_list
 #		compared with the patched kernel's
 #   selftests	the kernel's hugetlb selftests and stress-ng on the stock and
@@ -233,7 +236,7 @@ kprobe_agree() {	# PREFIX STOCK-LABEL PATCHED-LABEL
 # selftests.t and kernel-storm.t (their own groups), kernel-lockdown.t and
 # faulttune-lockdown.t (a lockdown boot each), kernel-paths.t (it shrinks
 # the pool)
-ALONE="selftests|kernel-storm|kernel-lockdown|faulttune-lockdown|kernel-paths"
+ALONE="selftests|kernel-storm|kernel-lockdown|faulttune-lockdown|kernel-paths|faulttune-kwatch"
 
 # The guest tests 7.3 runs in make check (the rest in make check-long)
 GUEST73="kernel-knob kernel-trace kernel-race faulttune-record faulttune-tune faulttune-watch"
@@ -529,6 +532,13 @@ rc=$?
 collect "fallback-stock/" "$logs/fallback-stock.log"
 guest_done "fallback-stock" $rc "$logs/fallback-stock.err"
 kprobe_agree "" fallback-stock guest
+
+# ---------------------------------------------------------------------------
+group "kwatch: watch on the kprobe recorder, killed runs and cleanup, stock kernel"
+# single-threaded TCG: watch arms and disarms its probes every window, and
+# multi-threaded TCG can run a stale translation of rewritten code (as
+# kdeb-boot.sh boots jump labels)
+VM_ACCEL=tcg,thread=single VM_CPUS=2 guest_tests kwatch-stock kwatch stock faulttune-kwatch
 
 # ---------------------------------------------------------------------------
 group "memtype list: pat_memtype_list on the stock kernel, compared with patched"

@@ -47,6 +47,9 @@ grep -q 'recording with kprobe events (group faulttune_[0-9]*) on hugetlb_fault_
 t $? "record says it records with kprobe events, and on which function"
 grep -q 'call sites seen: .*fault:' $W/k.err
 t $? "record says which call sites it sees (the fault path among them)"
+grep -q "the table's unlocks at [1-9][0-9]* call sites" $W/k.err &&
+	grep -q '^  unlocks at: hugetlb_fault[.a-z0-9]*+0x' $W/k.err
+t $? "record says where its unlock probes are (hugetlb_fault's among them)"
 grep -q "the probes' own cost inside a hold, measured on __x64_sys_get[p]*pid>__task_pid_nr_ns: [1-9][0-9]* ns from the key, [1-9][0-9]* per rehash, [1-9][0-9]* from contention_end" $W/k.err
 t $? "record measured the probes' own cost at its start, and says so"
 [ "$(ours)" = 0 ]
@@ -101,33 +104,17 @@ echo "# fault hold p50: ${hk:-?} ns corrected, ${hr:-?} ns as recorded (--raw-ho
 t $? "report --raw-holds: the holds as recorded, longer (${hr:-?} > ${hk:-?} ns)"
 grep -q '"jhash_mismatch":0' $W/k.json || ! grep -q '"jhash_mismatch"' $W/k.json
 t $? "every recorded hash is the kernel's jhash2 of its key"
+# the bucket the release's mutex address names, against the key's hash:
+# the kernel's own account of which mutex was held
+grep -q '"bucket_mismatch":0' $W/k.json
+t $? "every release was of its key's bucket (the mutex address the kernel passed)"
 faulttune tune --from $W/k.dat --json >$W/kt.json 2>$W/kt.err
 t $? "tune --from reads the kprobe recording"
 krec=$(jnum recommended $W/kt.json)
 echo "# tune --from (kprobe): recommended ${krec:-?}"
 
-# ---- watch on the kprobe recorder (the stock kernel chooses it) -----------
-if [ $kernel = stock ]; then
-	mkdir -p $W/prom
-	faulttune watch -i 3 -w 2 -n 2 --json --textfile $W/prom >$W/w.json 2>$W/w.err &
-	wp=$!
-	(while kill -0 $wp 2>/dev/null; do
-		faulttune bench -w share -t 2 -s 32M -r 1 >/dev/null 2>&1
-	done) &
-	bp=$!
-	wait $wp
-	rc=$?
-	wait $bp
-	sed 's/^/# /' $W/w.err $W/w.json
-	t $rc "watch -n 2 --json exits 0 (rc=$rc)"
-	[ "$(grep -c '"variant":"kprobe"' $W/w.json)" = 2 ] &&
-		! grep -q '"acquisitions":null' $W/w.json
-	t $? "watch: both windows from the kprobe recorder, with acquisitions"
-	grep -q 'faulttune_kernel_info{variant="kprobe"' $W/prom/*.prom
-	t $? "watch: the Prometheus textfile carries the source"
-	[ "$(ours)" = 0 ] && [ "$(cat $T/kprobe_events)" = "$before" ]
-	t $? "watch: no probe left after it"
-fi
+# watch on the kprobe recorder: faulttune-kwatch.t, in a boot of its own
+# (it arms and disarms the probes every window)
 
 # ---- SIGINT and a killed run ---------------------------------------------
 faulttune record --source=kprobe -o $W/i.dat >/dev/null 2>&1 &
@@ -136,6 +123,10 @@ i=0
 while [ $i -lt 30 ] && ! grep -q "faulttune_$p/" $T/dynamic_events; do sleep 1; i=$((i + 1)); done
 grep -q "faulttune_$p/key" $T/dynamic_events
 t $? "a running record has its probes in faulttune_$p"
+u=$(grep -c "^p:faulttune_$p/unlock " $T/kprobe_events)
+grep "^p:faulttune_$p/unlock " $T/kprobe_events | head -3 | sed 's/^/# /'
+[ "$u" -ge 2 ] && ! grep -q "^p:faulttune_$p/[a-z]* mutex_unlock " $T/kprobe_events
+t $? "its $u unlock probes sit at call sites, none on mutex_unlock() itself"
 kill -INT $p
 wait $p
 [ "$(ours)" = 0 ] && [ "$(cat $T/kprobe_events)" = "$before" ]

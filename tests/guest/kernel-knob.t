@@ -120,11 +120,22 @@ if [ -d $F ] && [ -d $P ] && [ -e /proc/self/make-it-fail ]; then
 	echo N > $P/ignore-gfp-highmem 2>/dev/null
 	I=$T/instances/ft_kernel_knob_nomem_$$
 	mkdir $I && echo 1 > $I/events/hugetlb/hugetlb_fault_mutex_resize/enable
-	# open the knob first: only the resize itself may meet the failures
-	sh -c "exec 3> $KNOB; echo 1 > /proc/self/make-it-fail; echo 4096 >&3" 2>/tmp/err.$$
+	# open the knob first: only the resize itself may meet the failures.
+	# The shell's error message goes to a page that is already there
+	# (written first, opened without truncating): writing to a new one
+	# would meet fail_page_alloc too, and the message would be lost.
+	printf '%4096s' '' > /tmp/err.$$
+	sh -c "exec 3> $KNOB; echo 1 > /proc/self/make-it-fail; echo 4096 >&3" 2<>/tmp/err.$$
 	rc=$?
 	for d in $F $P; do echo 0 > $d/probability; echo N > $d/task-filter; done
+	grep -v '^ *$' /tmp/err.$$ | sed 's/^/# write: /'
 	check "allocation failure: the write fails" [ $rc -ne 0 ]
+	# what write(2) itself returned, as the shell's echo reports it
+	# ("sh: write error: " and strerror(ENOMEM), glibc's or musl's): the
+	# event alone would pass if the kernel traced -12 but returned
+	# another error, or none
+	check "allocation failure: write(2) fails with ENOMEM" \
+		grep -Eq 'write error: (Cannot allocate memory|Out of memory)$' /tmp/err.$$
 	check "allocation failure: -ENOMEM (the resize event says result=-12)" \
 		grep -q "old_nbuckets=64 new_nbuckets=4096 duration_ns=[0-9]* result=-12" $I/trace
 	grep hugetlb_fault_mutex_resize $I/trace | sed 's/^/# /'

@@ -463,18 +463,35 @@ fi
 # ---------------------------------------------------------------------------
 group "boot parameter: hugetlb_fault_mutexes=N"
 knob=/sys/kernel/debug/hugetlb/num_fault_mutexes
+# The refusal as hugetlb_fault_mutexes_setup() (patch 4) prints it.  The
+# kernel echoes its whole command line ("Command line: ...", "Kernel
+# command line: ...") too, so a grep for the value alone finds it whether
+# the value was refused or not: only the refusal's own words count.
+refused() {	# VALUE LOG
+	grep -v 'Command line:' "$2" |
+		grep -qF "HugeTLB: hugetlb_fault_mutexes=$1 is not a power of two in [1, 65536], using the default"
+}
 bootparam() {	# PREFIX KERNEL
-	local pre=$1 kernel=$2 lab=${1%/}${1:+-} default
+	local pre=$1 kernel=$2 lab=${1%/}${1:+-} default got v l
 	VM_APPEND="hugetlb_fault_mutexes=128" vm ${lab}bootparam-good $kernel "cat $knob"
 	check "${pre}boot: hugetlb_fault_mutexes=128 sets the table to 128" grep -qx 128 "$logs/${lab}bootparam-good.log"
-	VM_APPEND="hugetlb_fault_mutexes=3" vm ${lab}bootparam-bad $kernel "cat $knob; dmesg | grep -i hugetlb_fault_mutexes"
-	default=$(head -1 "$logs/${lab}bootparam-bad.log")
-	sed 's/^/# /' "$logs/${lab}bootparam-bad.log"
-	# The default is roundup_pow_of_two(8 * possible CPUs); the guest has VM_CPUS.
-	check "${pre}boot: hugetlb_fault_mutexes=3 is refused, the default stays (got $default)" \
-		[ "$default" = "$(python3 -c "n = 8 * ${VM_CPUS:-4}; print(1 << (n - 1).bit_length())")" ]
-	check "${pre}boot: the refusal names the bad value in the kernel log" \
-		grep -q 'hugetlb_fault_mutexes=3' "$logs/${lab}bootparam-bad.log"
+	# The default is roundup_pow_of_two(8 * possible CPUs); the guest has
+	# VM_CPUS (4 unless set: 32, not the 16 a hex reading of 0x10 gives).
+	default=$(python3 -c "n = 8 * ${VM_CPUS:-4}; print(1 << (n - 1).bit_length())")
+	# What the parser refuses, one boot each (a boot parameter): not a
+	# power of two, 0, above the maximum (65536), not a number, more
+	# digits than any u32 (it would wrap in a careless parser), and a
+	# base prefix (kstrtouint(s, 0) would read 16).
+	for v in 3 0 131072 abc 99999999999999999999 0x10; do
+		l=${lab}bootparam-bad-$v
+		VM_APPEND="hugetlb_fault_mutexes=$v" vm $l $kernel "cat $knob; dmesg | grep -i hugetlb_fault_mutexes"
+		got=$(head -1 "$logs/$l.log")
+		sed 's/^/# /' "$logs/$l.log"
+		check "${pre}boot: hugetlb_fault_mutexes=$v is refused, the default ($default) stays (got $got)" \
+			[ "$got" = "$default" ]
+		check "${pre}boot: hugetlb_fault_mutexes=$v: the kernel log says it is refused, naming it" \
+			refused "$v" "$logs/$l.log"
+	done
 }
 bootparam "" patched
 need73 "boot: hugetlb_fault_mutexes=N" && bootparam 7.3/ 7.3/patched

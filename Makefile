@@ -175,6 +175,12 @@ check: $(CHECK_DEPS)
 check-long: $(CHECK_DEPS)
 	@$(TOP)/tests/check.sh long
 
+# Debian's own kernel packages (bookworm 6.1, trixie 6.12, trixie-backports
+# 7.3), fetched by name, booted with the guest image: the kprobe recorder
+# on the kernels people run (tests/check.sh distro; not in check-long)
+check-distro: tool image-6.12
+	@$(TOP)/tests/check.sh distro
+
 # each deliberately broken kernel in tests/mutants must fail the guest test
 # its Test: line names (kernel-race.t by default; kernel-paths.t)
 # (too slow for check-long: one kernel build and boot per mutant)

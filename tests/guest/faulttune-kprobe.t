@@ -293,6 +293,16 @@ fi
 # runs must agree: the recorder's whole analysis against the events',
 # with nothing between them but the source.
 if [ $kernel = patched ]; then src=both label=events; else src=kprobe label=kprobe; fi
+# faulttune.kprobe=quick on the command line (check-distro's boots of
+# distribution kernels, single-threaded TCG): these 20 to 40 recordings
+# are left out, said as a skip
+if grep -q 'faulttune\.kprobe=quick' /proc/cmdline; then
+	skip "the recommendation from ten or more recordings" "faulttune.kprobe=quick"
+	echo '-:other/mine' >> $T/kprobe_events
+	rm -rf $W
+	echo "1..$n"
+	exit $fail
+fi
 # overlap A B: a size in both comma lists
 overlap() {
 	for x in $(echo "$1" | tr , ' '); do

@@ -690,6 +690,7 @@ struct ft_kprobes {
 	char uncovered[128];	/* "op,..." it does not */
 	char unlock_at[1024];	/* "caller+0xoff,..." the unlock probes */
 	char unlock_uncovered[128];	/* "op,..." whose releases no site sees */
+	char unlock_refused[512];	/* "caller+0xoff,..." the kernel refused */
 	int atexit_done;
 	int armed;		/* enabled in the instance (ft_kprobes_arm()) */
 	/* the probes' own cost inside a hold, measured at create (kcal.c) */

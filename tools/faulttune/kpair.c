@@ -680,7 +680,7 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt)
 		"?", kp->unlock_sites[0] ? kp->unlock_sites : "mutex_unlock()",
 		kp->unlock_sites[0] ? " unlock call sites" : "", kp->n);
 	if (kp->unreleased[0] && strcmp(kp->unreleased, "none"))
-		fprintf(f, "  releases not seen (no unlock call site found; their "
+		fprintf(f, "  releases not seen (no unlock probe sees them; their "
 			"holds never end): %s\n", kp->unreleased);
 	fprintf(f, "  call sites seen: %s\n  call sites not seen (their "
 		"acquisitions are missing): %s\n",

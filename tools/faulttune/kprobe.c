@@ -173,27 +173,29 @@ static void ops_missing(char *buf, size_t size, unsigned int seen)
 			       ft_hop_name(op));
 }
 
-/*
- * The unlock call sites in the function (or copy) at start, into
- * sites[]: *n grows; "func+0xoff" each into kp->unlock_at.
- */
-static int unlock_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
-			const char *func, uint64_t start, uint64_t unlock,
-			uint64_t *sites, int *n, size_t *len)
-{
-	int k, found = ft_kcall_sites(ks, start, unlock, 1, sites + *n,
-				      FT_KP_SITES - *n);
+/* a call of mutex_unlock() to probe, and the ops whose releases it sees */
+struct kp_site {
+	uint64_t addr;
+	unsigned int ops;
+};
 
-	if (found <= 0)
-		return 0;
+/* the unlock call sites in the function (or copy) at start: *n grows */
+static int unlock_sites(const struct ft_ksyms *ks, uint64_t start,
+			uint64_t unlock, unsigned int ops, struct kp_site *sites,
+			int *n)
+{
+	uint64_t at[FT_KP_SITES];
+	int k, found = ft_kcall_sites(ks, start, unlock, 1, at, FT_KP_SITES - *n);
+
 	if (found > FT_KP_SITES - *n)
 		found = FT_KP_SITES - *n;
-	for (k = 0; k < found; k++)
-		append(kp->unlock_at, sizeof(kp->unlock_at), len, "%s%s+0x%llx",
-		       *len ? "," : "", func,
-		       (unsigned long long)(sites[*n + k] - start));
-	*n += found;
-	return found;
+	for (k = 0; k < found; k++) {
+		sites[*n + k].addr = at[k];
+		sites[*n + k].ops = ops;
+	}
+	if (found > 0)
+		*n += found;
+	return found > 0 ? found : 0;
 }
 
 /*
@@ -201,50 +203,45 @@ static int unlock_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
  * probes go: each caller's (and each compiler's copy of it: .isra.0,
  * .constprop.0, .part.0, .cold) out-of-line calls of the key function and
  * of mutex_unlock(), from its text in /proc/kcore.  A caller that hashes
- * inline (or that this kernel lacks) is not seen.  0, or why not.
+ * inline (or that this kernel lacks) is not seen.  *seen: the ops the key
+ * probe sees.  0, or why not.
  */
 static const char *find_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
-			      uint64_t target, uint64_t unlock, uint64_t *sites,
-			      int *nsites)
+			      uint64_t target, uint64_t unlock,
+			      struct kp_site *sites, int *nsites,
+			      unsigned int *seen)
 {
-	unsigned int seen = 0, released = 0, cop;
+	unsigned int cop;
 	const char *func, *copy;
-	size_t i, j, len = 0, ulen = 0;
+	size_t i, j, len = 0;
 	uint64_t start;
 
 	*nsites = 0;
-	kp->covered[0] = kp->unlock_at[0] = '\0';
+	*seen = 0;
+	kp->covered[0] = '\0';
 	for (i = 0; (func = ft_kprobe_caller(i, &cop)); i++) {
 		for (j = 0; (copy = ft_ksyms_copy(ks, func, &j, &start)); ) {
 			int n = ft_kcall_sites(ks, start, target, 0, NULL, 0);
 
 			if (n > 0) {
-				seen |= 1U << cop;
+				*seen |= 1U << cop;
 				append(kp->covered, sizeof(kp->covered), &len,
 				       "%s%s:%s*%d", len ? "," : "",
 				       ft_hop_name(cop), copy, n);
 			}
-			if (unlock_sites(kp, ks, copy, start, unlock, sites,
-					 nsites, &ulen))
-				released |= 1U << cop;
+			unlock_sites(ks, start, unlock, 1U << cop, sites, nsites);
 		}
 	}
 	/* the patched kernel: every op releases through its helper */
 	for (i = 0; i < sizeof(unlock_helpers) / sizeof(unlock_helpers[0]); i++)
 		for (j = 0; (copy = ft_ksyms_copy(ks, unlock_helpers[i], &j,
 						  &start)); )
-			if (unlock_sites(kp, ks, copy, start, unlock, sites,
-					 nsites, &ulen))
-				released = ~0U;
+			unlock_sites(ks, start, unlock, ~0U, sites, nsites);
 	/* the userfault drop is a second hash inside hugetlb_fault's inlines */
-	if (seen & (1U << FT_HOP_FAULT))
-		seen |= 1U << FT_HOP_USERFAULT;
-	if (released & (1U << FT_HOP_FAULT))
-		released |= 1U << FT_HOP_USERFAULT;
-	ops_missing(kp->uncovered, sizeof(kp->uncovered), seen);
-	ops_missing(kp->unlock_uncovered, sizeof(kp->unlock_uncovered),
-		    released | ~seen);
-	if (!seen)
+	if (*seen & (1U << FT_HOP_FAULT))
+		*seen |= 1U << FT_HOP_USERFAULT;
+	ops_missing(kp->uncovered, sizeof(kp->uncovered), *seen);
+	if (!*seen)
 		return "no caller calls %s out of line (inlined everywhere in "
 		       "this kernel)";
 	if (!*nsites)
@@ -286,38 +283,72 @@ static void range_filter(const struct ft_kprobes *kp, const char *field,
 /*
  * One probe per site, all on the event "unlock" of our group, each named
  * SYM+0xOFF (as kprobe_events then shows it) where the symbol is unique,
- * else by its address.
+ * else by its address.  A site the kernel refuses as no instruction
+ * boundary (EILSEQ) means the decode is wrong: the recording fails.  A
+ * site it refuses for its place (a notrace function without
+ * CONFIG_KPROBE_EVENTS_ON_NOTRACE, as Debian 6.1's
+ * hugetlb_handle_userfault(); a reserved or blacklisted address) is left
+ * out and named in kp->unlock_refused: its releases are not seen, and
+ * kp->unlock_uncovered names the ops no probe then releases.
  */
 static const char *create_unlocks(struct ft_kprobes *kp,
-				  const struct ft_ksyms *ks, const uint64_t *sites,
-				  int n, char *why, size_t len)
+				  const struct ft_ksyms *ks,
+				  const struct kp_site *sites, int n,
+				  unsigned int seen, char *why, size_t len)
 {
+	unsigned int released = 0, own = 0;
 	char addr[160], what[192];
+	size_t alen = 0, rlen = 0;
 	const char *func;
 	uint64_t off;
 	int i;
 
+	kp->unlock_at[0] = kp->unlock_refused[0] = '\0';
 	for (i = 0; i < n; i++) {
-		func = ft_ksyms_func(ks, sites[i], &off);
+		struct tracefs_dynevent *ev;
+
+		own |= sites[i].ops;
+		func = ft_ksyms_func(ks, sites[i].addr, &off);
 		if (func && ft_ksyms_named(ks, func) == 1)
 			snprintf(addr, sizeof(addr), "%s+0x%llx", func,
 				 (unsigned long long)off);
 		else
 			snprintf(addr, sizeof(addr), "0x%llx",
-				 (unsigned long long)sites[i]);
-		kp->unlock[i] = tracefs_kprobe_alloc(kp->group, "unlock", addr,
-						     UNLOCK_FORMAT);
-		if (!kp->unlock[i])
+				 (unsigned long long)sites[i].addr);
+		ev = tracefs_kprobe_alloc(kp->group, "unlock", addr, UNLOCK_FORMAT);
+		if (!ev)
 			return "out of memory";
 		tracefs_error_clear(NULL);
-		if (tracefs_dynevent_create(kp->unlock[i])) {
+		if (tracefs_dynevent_create(ev)) {
+			int err = errno;
+
+			tracefs_dynevent_free(ev);
 			snprintf(what, sizeof(what), "the call of mutex_unlock() "
 				 "at %s", addr);
-			tracefs_dynevent_free(kp->unlock[i]);
-			kp->unlock[i] = NULL;
-			return create_failed(what, why, len);
+			if (err == EILSEQ || err == ENOMEM) {
+				errno = err;
+				return create_failed(what, why, len);
+			}
+			tracefs_error_clear(NULL);
+			append(kp->unlock_refused, sizeof(kp->unlock_refused),
+			       &rlen, "%s%s", rlen ? "," : "", addr);
+			continue;
 		}
-		kp->nunlock = i + 1;
+		kp->unlock[kp->nunlock++] = ev;
+		released |= sites[i].ops;
+		append(kp->unlock_at, sizeof(kp->unlock_at), &alen, "%s%s",
+		       alen ? "," : "", addr);
+	}
+	/* hugetlb_handle_userfault() inlined into hugetlb_fault(): its sites */
+	if ((released & (1U << FT_HOP_FAULT)) && !(own & (1U << FT_HOP_USERFAULT)))
+		released |= 1U << FT_HOP_USERFAULT;
+	ops_missing(kp->unlock_uncovered, sizeof(kp->unlock_uncovered),
+		    released | ~seen);
+	if (!kp->nunlock) {
+		snprintf(why, len, "the kernel refused a probe at every call of "
+			 "mutex_unlock() in the hugetlb functions (%s): their "
+			 "releases cannot be seen", kp->unlock_refused);
+		return why;
 	}
 	return NULL;
 }
@@ -325,11 +356,13 @@ static const char *create_unlocks(struct ft_kprobes *kp,
 const char *ft_kprobes_create(struct ft_kprobes *kp,
 			      struct tracefs_instance *inst)
 {
-	static char why[512];
+	static char why[800];
 	struct ft_ksyms *ks = NULL;
 	const struct ft_kp_key *k = NULL;
 	struct ft_kp_key test = { 0 };
-	uint64_t target = 0, unlock = 0, sites[FT_KP_SITES];
+	uint64_t target = 0, unlock = 0;
+	struct kp_site sites[FT_KP_SITES];
+	unsigned int seen = 0;
 	char *dir;
 	const char *fail = NULL, *from;
 	size_t i;
@@ -386,7 +419,7 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 		ft_ksyms_free(ks);
 		return "mutex_unlock not in kallsyms";
 	}
-	fail = find_sites(kp, ks, target, unlock, sites, &nsites);
+	fail = find_sites(kp, ks, target, unlock, sites, &nsites, &seen);
 	if (fail) {
 		ft_ksyms_free(ks);
 		snprintf(why, sizeof(why), fail, k->func);
@@ -412,7 +445,7 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 		atexit(destroy_at_exit);
 		kp->atexit_done = 1;
 	}
-	fail = create_unlocks(kp, ks, sites, nsites, why, sizeof(why));
+	fail = create_unlocks(kp, ks, sites, nsites, seen, why, sizeof(why));
 	if (fail || ft_kprobes_arm(kp, inst, 1)) {
 		ft_ksyms_free(ks);
 		if (!fail)

@@ -470,6 +470,10 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 					fi->kp->unlock_uncovered[0] ?
 					"\n  releases not seen (their holds never "
 					"end): " : "", fi->kp->unlock_uncovered);
+			if (!quiet && fi->kp->unlock_refused[0])
+				ft_info("  unlock sites the kernel refused a probe "
+					"at (their releases are not seen): %s",
+					fi->kp->unlock_refused);
 			if (!quiet && fi->kp->cal.done)
 				ft_info("  the probes' own cost inside a hold, "
 					"measured on %s: %llu ns from the key, "

@@ -9,7 +9,8 @@
 #   make bench    the performance table (patched vs stock, one run)
 #
 # Other targets: deps kernel kernel-stock kernel-norw kernel-files series-check patches tool
-# selftests image vm mutation-check suite-table bench-programs bench-resize clean.
+# selftests image vm mutation-check suite-table bench-programs bench-resize
+# bench-machine clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
@@ -67,7 +68,7 @@ KCONFIG_7.3	:= $(KCONFIG_6.12) $(TOP)/kernel/config/7.3.config
 KCONFIG		:= $(KCONFIG_$(KVER))
 
 .PHONY: all deps kernel kernel-stock kernel-norw kernel-files series-check patches tool selftests image vm run \
-	check check-long mutation-check suite-table bench bench-programs bench-resize clean install uninstall deb kernel-deb kernel-deb-boot \
+	check check-long check-distro mutation-check suite-table bench bench-programs bench-resize bench-machine clean install uninstall deb kernel-deb kernel-deb-boot \
 	$(foreach v,$(KVERS),kernel-$(v) kernel-stock-$(v) selftests-$(v) image-$(v))
 
 all: kernel tool image
@@ -198,6 +199,11 @@ suite-table:
 # beside 1 GiB holds (tests/bench-resize.sh)
 bench-resize: image-6.12 kernel-6.12
 	@$(KENV_6.12) $(TOP)/tests/bench-resize.sh
+
+# section 17 of make bench on its own: what a recorder costs a program
+# that never touches hugetlb (tests/bench-machine.sh; KVER as given)
+bench-machine: image kernel-stock
+	@$(KENV_$(KVER)) $(TOP)/tests/bench-machine.sh
 
 # section 13 of make bench on its own: tune on QEMU and stress-ng
 bench-programs: image-6.12 kernel-6.12

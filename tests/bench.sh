@@ -56,6 +56,11 @@
 #		holds by 1 GiB and 2 MiB first touches, and the longest hold
 #		in flight (tests/bench-resize.sh; BENCH_RESIZE=0 leaves it
 #		out; make bench-resize runs it alone)
+#  17 machine	what each recording source, and watch between its windows,
+#		costs a pipe program that never touches hugetlb, under
+#		-icount on the production-like stock kernel
+#		(tests/bench-machine.sh; BENCH_MACHINE=0 leaves it out; make
+#		bench-machine runs it alone); fails over its goal, 1.01x
 #
 # Writes build/bench/bench.json, Documentation/bench.md and the plots
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
@@ -199,3 +204,8 @@ fi
 # section appended too
 [ "${BENCH_RESIZE:-1}" = 0 ] || { "$top/tests/bench-resize.sh" > /dev/null &&
 	{ echo; cat "$out/resize-stall.md"; } >> "$top/Documentation/bench.md"; } || exit 1
+
+# 17: what a recorder costs the rest of the machine, a pipe program that
+# never touches hugetlb (issue 38); fails make bench when over its goal
+[ "${BENCH_MACHINE:-1}" = 0 ] || { "$top/tests/bench-machine.sh" > /dev/null &&
+	cat "$build/bench/machine.md" >> "$top/Documentation/bench.md"; } || exit 1

@@ -565,6 +565,7 @@ struct ft_inst {
 	int nsys;
 	int lock;			/* owner's flock on the instance dir */
 	struct ft_kprobes *kp;		/* the kprobe recorder's, NULL: none */
+	const char *kp_why;		/* kp NULL: why it could not be made */
 };
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb);
 int ft_inst_enable(struct ft_inst *fi, int quiet);

@@ -403,6 +403,7 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 
 	fi->nsys = 0;
 	fi->summary = 0;
+	fi->kp_why = NULL;
 	if (ft_source == FT_SRC_KPROBE || ft_source == FT_SRC_CONTENTION)
 		h = m = 0;
 	if ((ft_source == FT_SRC_EVENTS || ft_source == FT_SRC_BOTH) && !h) {
@@ -446,6 +447,8 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 		fi->systems[fi->nsys++] = "lock";
 		fi->evset = FT_EVS_CONTENTION;
 		if (ft_source != FT_SRC_CONTENTION && enable_kprobes(fi, &why)) {
+			/* tune says it when it cannot go on without them */
+			fi->kp_why = why;
 			if (ft_source == FT_SRC_KPROBE) {
 				ft_err("--source=kprobe: %s", why);
 				return -1;

@@ -22,6 +22,12 @@
  * --from FILE...: the same advice from recordings alone (faulttune record
  * or trace-cmd record -e hugetlb), changing nothing.
  *
+ * A kernel without the knob (a stock kernel) sizes its table at boot:
+ * there the probes run with the kprobe recorder (kprobe.c), which gives
+ * the holds the model needs and reads the table's size from the kernel;
+ * nothing is written, the measuring phase (which runs other sizes) is
+ * skipped, and the answer is the boot parameter with its predicted effect.
+ *
  * The knob and the instance are restored / removed on every exit path:
  * normal end, errors, SIGINT, SIGTERM, SIGHUP (the signal only sets
  * ft_stop and is forwarded to a running COMMAND; the runs stop after the
@@ -37,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -61,6 +68,7 @@ struct tune_ctx {
 	const char *knob;
 	uint32_t saved;
 	int saved_valid;
+	int fixed;		/* no knob: the kernel's size, fixed at boot */
 	int apply;
 	uint32_t apply_value;
 	struct ft_inst fi;
@@ -240,7 +248,11 @@ static void tune_usage(FILE *f)
 "      --knob FILE     knob path (default " KNOB ")\n"
 "  -h, --help\n"
 "COMMAND runs once per run, with FAULTTUNE_MARKER=<the instance's\n"
-"trace_marker>, as under faulttune record.\n", FT_TARGET_PCT);
+"trace_marker>, as under faulttune record.\n"
+"On a kernel without the knob (no faulttune patches) the probes run with the\n"
+"kprobe recorder, nothing is changed (the size is fixed at boot there), the\n"
+"measuring is skipped, and tune ends with the boot parameter for a patched\n"
+"kernel and its predicted effect.\n", FT_TARGET_PCT);
 }
 
 static int parse_num(const char *opt, const char *arg, uint64_t lo,
@@ -765,7 +777,8 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 	size_t i;
 	int ret;
 
-	if (knob_write(c->knob, size)) {
+	/* without the knob every run is at the kernel's size */
+	if (!c->fixed && knob_write(c->knob, size)) {
 		ft_err("cannot set %s to %u: %s", c->knob, size, strerror(errno));
 		return -1;
 	}
@@ -774,6 +787,10 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		if (!cap || tracefs_trace_on(c->fi.inst))
 			return -1;
 		ft_inst_marker(&c->fi, "faulttune: phase=tune size=%u", size);
+		/* each run is a file of its own: kpair.c reads the probes by it */
+		if (c->fi.kp)
+			ft_inst_marker(&c->fi, "faulttune:%s",
+				       ft_kprobes_marker(c->fi.kp));
 	}
 	if (c->cmd) {
 		ret = run_command(c, cap, &wall);
@@ -881,8 +898,17 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 			 c->saved, measured_pct(rc), rc ? rc->runs : 0);
 		return;
 	}
-	rr = res_find(c, rec->size);
 	cur = ft_advice_row(&c->adv, c->saved);
+	if (c->fixed) {
+		snprintf(cf->text, sizeof(cf->text), "not measured: the table's "
+			 "size is fixed at boot on this kernel; predicted "
+			 "collision wait at %u: %.2f%% of fault time, against "
+			 "%.2f%% measured at the current %u over %d runs",
+			 rec->size, rec->coll_pct, measured_pct(rc), c->saved,
+			 rc ? rc->runs : 0);
+		return;
+	}
+	rr = res_find(c, rec->size);
 	if (!rr || !rc || ft_ci95_diff(rc->wall, rc->runs, rr->wall, rr->runs,
 				       &cf->ci)) {
 		snprintf(cf->text, sizeof(cf->text), "not confirmed: fewer than "
@@ -932,10 +958,10 @@ static const char *stopped_str(const struct tune_ctx *c, char *buf, size_t len)
 			 c->probe_pick, c->nprobes);
 	else
 		snprintf(buf, len, "the budget (%s) ran out with the pick "
-			 "(%u) not settled; the decision below adds the "
-			 "measured runs", !strcmp(c->stopped, "runs") ?
+			 "(%u) not settled%s", !strcmp(c->stopped, "runs") ?
 			 "--budget runs" : "--budget-time seconds",
-			 c->probe_pick);
+			 c->probe_pick, c->fixed ? "" : "; the decision below "
+			 "adds the measured runs");
 	return buf;
 }
 
@@ -1022,11 +1048,16 @@ static void check_json(const struct tune_ctx *c)
 static void report_json(const struct tune_ctx *c, const struct confirm *cf,
 			uint32_t rec, int nmeas)
 {
+	const struct ft_model_row *cur = ft_advice_row(&c->adv, c->saved);
+	const struct ft_model_row *r = ft_advice_row(&c->adv, rec);
 	int i;
 
 	printf("{\"knob\":");
 	ft_json_str(stdout, c->knob);
-	printf(",\"saved\":%u,\"workload\":", c->saved);
+	/* saved: the knob's value, or the size the kernel was booted with */
+	printf(",\"saved\":%u,\"runtime_adjustable\":%s,\"recorder\":\"%s\","
+	       "\"workload\":", c->saved, c->fixed ? "false" : "true",
+	       c->fi.kp ? "kprobe" : "events");
 	if (c->cmd) {
 		printf("\"command\",\"command\":[");
 		for (i = 0; c->cmd[i]; i++) {
@@ -1085,13 +1116,23 @@ static void report_json(const struct tune_ctx *c, const struct confirm *cf,
 		       cf->ci.lo > 0 || cf->ci.hi < 0 ? "true" : "false");
 	printf("\"statement\":");
 	ft_json_str(stdout, cf->text);
-	printf("},\"boot_parameter\":\"hugetlb_fault_mutexes=%u\","
+	printf("}");
+	if (c->fixed)
+		printf(",\"measure_skipped\":\"the table's size is fixed at "
+		       "boot on this kernel\"");
+	if (cur && r)
+		printf(",\"predicted\":{\"current_collision_pct\":%.4f,"
+		       "\"recommended_collision_pct\":%.4f}", cur->coll_pct,
+		       r->coll_pct);
+	printf(",\"boot_parameter\":\"hugetlb_fault_mutexes=%u\","
 	       "\"applied\":%s}\n", rec, c->apply ? "true" : "false");
 }
 
 static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 			uint32_t rec)
 {
+	const struct ft_model_row *cur = ft_advice_row(&c->adv, c->saved);
+	const struct ft_model_row *r = ft_advice_row(&c->adv, rec);
 	char stop[160];
 	int i;
 
@@ -1104,13 +1145,22 @@ static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 		printf("workload threads, %d threads, %llu MB", c->threads,
 		       (unsigned long long)(c->bench.size >> 20));
 	}
-	printf("\nseed %u, %d runs per size, %d probes (at least %d, at most %d "
-	       "or %g s) + %d warm-up, %d runs, %.1f s\n", c->seed, c->reps,
-	       c->nprobes, c->probes, c->budget_runs, c->budget_s, c->warmup,
-	       c->runs, c->wall_s);
+	if (c->fixed)
+		printf("\nseed %u, %d probes (at least %d, at most %d or %g s) + "
+		       "%d warm-up, %d runs, %.1f s; recorder: kprobe\n", c->seed,
+		       c->nprobes, c->probes, c->budget_runs, c->budget_s,
+		       c->warmup, c->runs, c->wall_s);
+	else
+		printf("\nseed %u, %d runs per size, %d probes (at least %d, at "
+		       "most %d or %g s) + %d warm-up, %d runs, %.1f s\n",
+		       c->seed, c->reps, c->nprobes, c->probes, c->budget_runs,
+		       c->budget_s, c->warmup, c->runs, c->wall_s);
 	printf("probing: %d runs at %u in %.1f s; %s\n", c->nprobes, c->saved,
 	       c->probe_s, stopped_str(c, stop, sizeof(stop)));
-	if (c->probe_pick != rec)
+	if (c->fixed)
+		printf("the decision below is on the %d probe runs\n",
+		       c->adv.nruns);
+	else if (c->probe_pick != rec)
 		printf("the measured runs moved the pick: %u on the probes "
 		       "alone, %u on all %d traced runs\n", c->probe_pick, rec,
 		       c->adv.nruns);
@@ -1118,6 +1168,27 @@ static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 		printf("the decision below is on all %d traced runs: the probes "
 		       "and the measured runs\n", c->adv.nruns);
 	ft_advice_table(stdout, &c->adv);
+	if (c->fixed) {
+		/* the measuring compares sizes, and this kernel runs one */
+		printf("\nmeasuring: skipped: the table's size is fixed at boot "
+		       "on this kernel (no %s), so no other size can run\n\n",
+		       c->knob);
+		check_text(c);
+		putchar('\n');
+		ft_advice_line(stdout, &c->adv);
+		ft_sharing_text(stdout, &c->share, c->target);
+		printf("confirmation: %s\n", cf->text);
+		printf("now:            nothing: this kernel's table size (%u) "
+		       "cannot be changed at run time\n", c->saved);
+		printf("boot parameter: hugetlb_fault_mutexes=%u (on a kernel "
+		       "with the patch 'hugetlb: resizable fault mutex table "
+		       "with a debugfs knob')\n", rec);
+		if (cur && r)
+			printf("predicted:      collision wait %.2f%% -> %.2f%% "
+			       "of fault time (%u -> %u)\n", cur->coll_pct,
+			       r->coll_pct, c->saved, rec);
+		return;
+	}
 	printf("\nmeasured (interleaved in the seed's order)\n");
 	printf("%8s %5s %10s %8s %10s %10s %10s %8s\n", "size", "runs",
 	       "wall/run", "+-sd", "coll_wait", "contended", "collisions",
@@ -1313,9 +1384,27 @@ static int tune_from(struct tune_ctx *c)
 			  c->timeout : 60 + mb);
 }
 
+#define DEBUGFS_MAGIC	0x64626720
+
+/*
+ * The default knob is absent from a mounted debugfs: a kernel without
+ * the patch, whose table is sized at boot.  With debugfs unmounted
+ * nothing can be told, and a --knob that is not there is a mistake.
+ */
+static int knob_absent(const struct tune_ctx *c)
+{
+	struct statfs sf;
+
+	return errno == ENOENT && !strcmp(c->knob, KNOB) &&
+	       !statfs("/sys/kernel/debug", &sf) &&
+	       sf.f_type == DEBUGFS_MAGIC;
+}
+
 /*
  * Before anything is changed: root, the knob (its value saved) and
- * tracefs.  0, or 1 with the reason said.
+ * tracefs.  Without the knob tune goes on with the size fixed (c->fixed;
+ * tune_setup() finds whether the kprobe recorder can probe).  0, or 1
+ * with the reason said.
  */
 static int preflight(struct tune_ctx *c)
 {
@@ -1332,7 +1421,15 @@ static int preflight(struct tune_ctx *c)
 		confidential();
 		return 1;
 	}
-	if (access(c->knob, F_OK)) {
+	if (access(c->knob, F_OK) && knob_absent(c)) {
+		if (c->apply) {
+			ft_err("tune: --apply: no %s on this kernel, whose fault "
+			       "mutex table is sized at boot; tune without --apply "
+			       "gives the boot parameter", c->knob);
+			return 1;
+		}
+		c->fixed = 1;
+	} else if (access(c->knob, F_OK)) {
 		if (access("/sys/kernel/debug/hugetlb", F_OK) &&
 		    access("/sys/kernel/debug/tracing", F_OK) &&
 		    !strcmp(c->knob, KNOB))
@@ -1345,12 +1442,12 @@ static int preflight(struct tune_ctx *c)
 			       "resizable fault mutex table with a debugfs knob'",
 			       c->knob);
 		return 1;
-	}
-	if (knob_read(c->knob, &c->saved)) {
+	} else if (knob_read(c->knob, &c->saved)) {
 		knob_refused(c->knob, errno);
 		return 1;
+	} else {
+		c->saved_valid = 1;
 	}
-	c->saved_valid = 1;
 	/*
 	 * Before tune_restore is registered: a tracefs mounted here is
 	 * unmounted by an atexit handler, and handlers run in reverse, so
@@ -1358,6 +1455,39 @@ static int preflight(struct tune_ctx *c)
 	 */
 	if (ft_tracefs_check())
 		return 1;
+	return 0;
+}
+
+/*
+ * No knob: the probes need the kprobe recorder, which ft_inst_enable()
+ * chose where the faulttune events are absent, and the current size is
+ * the one it read from the kernel.  lock:contention alone has no holds
+ * for the model; record + report still say what it can.
+ */
+static int tune_setup_fixed(struct tune_ctx *c)
+{
+	if (c->fi.evset == FT_EVS_FAULTTUNE) {
+		ft_err("%s not found, though the kernel has the hugetlb fault "
+		       "mutex events: kernel without the patch 'hugetlb: "
+		       "resizable fault mutex table with a debugfs knob'",
+		       c->knob);
+		return -1;
+	}
+	if (!c->fi.kp) {
+		ft_err("tune: no %s (kernel without the faulttune patches) and "
+		       "no kprobe recorder: %s; faulttune record -o r.dat -- "
+		       "WORKLOAD, then faulttune report r.dat, still work "
+		       "(lock:contention)", c->knob, c->fi.kp_why ?
+		       c->fi.kp_why : "not available");
+		return -1;
+	}
+	c->saved = c->fi.kp->n;
+	if (c->fmt == FT_FMT_TEXT)
+		fprintf(stderr, "faulttune: no %s: the table's size, %u, is fixed "
+			"at boot on this kernel and is not changed; probing with "
+			"the kprobe recorder (%s, %d unlock call sites, "
+			"lock:contention), seed %u\n", c->knob, c->saved,
+			c->fi.kp->key_func, c->fi.kp->nunlock, c->seed);
 	return 0;
 }
 
@@ -1370,9 +1500,13 @@ static int tune_setup(struct tune_ctx *c)
 	if (ft_inst_create(&c->fi, 0))
 		return -1;
 	c->have_inst = 1;
-	if (ft_inst_enable(&c->fi, c->fmt != FT_FMT_TEXT))
+	/* without the knob, what tune_setup_fixed() says replaces its lines */
+	if (ft_inst_enable(&c->fi, c->fixed || c->fmt != FT_FMT_TEXT))
 		return -1;
-	if (c->fi.evset != FT_EVS_FAULTTUNE) {
+	if (c->fixed) {
+		if (tune_setup_fixed(c))
+			return -1;
+	} else if (c->fi.evset != FT_EVS_FAULTTUNE) {
 		ft_err("tune: the kernel has no hugetlb fault mutex events (patch "
 		       "'mm/hugetlb: add trace events for the hugetlb fault "
 		       "mutexes'): the model needs them");
@@ -1383,7 +1517,7 @@ static int tune_setup(struct tune_ctx *c)
 	c->model = ft_model_new();
 	if (!c->model)
 		return -1;
-	if (c->fmt == FT_FMT_TEXT)
+	if (c->fmt == FT_FMT_TEXT && !c->fixed)
 		fprintf(stderr, "faulttune: tuning %s (current %u, restored at "
 			"exit%s), seed %u\n", c->knob, c->saved,
 			c->apply ? " unless --apply" : "", c->seed);
@@ -1537,7 +1671,10 @@ int cmd_tune(int argc, char **argv)
 	advice_opts(&c, &ao);
 	if (probe(&c, &ao, tty))
 		goto out;
-	if (!ft_stop && measure_pick(&c, &ao, tty))
+	/* the measuring runs other sizes: not where the size is fixed */
+	if (!ft_stop && c.fixed)
+		c.probe_pick = pick_size(&c);
+	else if (!ft_stop && measure_pick(&c, &ao, tty))
 		goto out;
 	c.wall_s = ft_now() - t0;
 	if (tty && c.fmt == FT_FMT_TEXT)

@@ -113,6 +113,49 @@ t $? "tune --from reads the kprobe recording"
 krec=$(jnum recommended $W/kt.json)
 echo "# tune --from (kprobe): recommended ${krec:-?}"
 
+# ---- tune live on the stock kernel: no knob, the kprobe recorder probes ----
+if [ $kernel = stock ]; then
+	knob=/sys/kernel/debug/hugetlb/num_fault_mutexes
+	nb=$(after ' nbuckets=' $W/k.txt)	# the size record read from the kernel
+	[ ! -e $knob ]
+	t $? "stock: no $(basename $knob) knob before tune"
+	faulttune tune -P 3 -B 4 --budget-time 20 -W 0 -t 2 --json -- \
+		faulttune bench -w share -t 2 -s 16M -r 1 >$W/tl.json 2>$W/tl.err
+	t $? "stock: tune --json -- COMMAND probes with the kprobe recorder"
+	sed 's/^/# /' $W/tl.err | head -4
+	grep -q '"boot_parameter":"hugetlb_fault_mutexes=[0-9][0-9]*"' $W/tl.json &&
+		grep -q '"runtime_adjustable":false,"recorder":"kprobe"' $W/tl.json &&
+		grep -q '"measure_skipped":' $W/tl.json
+	t $? "stock: --json gives the boot parameter, not adjustable at run time, no measuring"
+	[ -n "$nb" ] && [ "$(jnum saved $W/tl.json)" = "$nb" ]
+	t $? "stock: the current size is the kernel's ($(jnum saved $W/tl.json), record's marker: ${nb:-?})"
+	faulttune tune -P 3 -B 4 --budget-time 20 -W 0 -t 2 -s 16M >$W/tt.out 2>$W/tt.err
+	t $? "stock: tune (the built-in workload) probes with the kprobe recorder"
+	grep -E '^(probing|measuring|recommendation|now|boot parameter|predicted):' $W/tt.out | sed 's/^/# /'
+	grep -q "^now: .*table size ($nb) cannot be changed at run time" $W/tt.out &&
+		grep -q '^boot parameter: hugetlb_fault_mutexes=[0-9]' $W/tt.out &&
+		grep -q '^predicted: *collision wait' $W/tt.out &&
+		grep -q '^measuring: skipped: .*fixed at boot' $W/tt.out &&
+		! grep -q '^measured (interleaved' $W/tt.out
+	t $? "stock: the text says the size cannot change at run time, skips measuring in one line, gives the boot parameter"
+	! grep -q 'restored to' $W/tt.err
+	t $? "stock: no knob restore message"
+	[ ! -e $knob ] && [ "$(ours)" = 0 ] && [ "$(insts)" = 0 ] &&
+		[ "$(cat $T/kprobe_events)" = "$before" ]
+	t $? "stock: after tune no knob, no faulttune_ kprobe, no faulttune- instance"
+	kr=$(cat /proc/sys/kernel/kptr_restrict)
+	echo 2 > /proc/sys/kernel/kptr_restrict
+	faulttune tune -P 3 -B 3 -- true >$W/tn.out 2>$W/tn.err
+	rc=$?
+	echo "$kr" > /proc/sys/kernel/kptr_restrict
+	sed 's/^/# /' $W/tn.err
+	[ $rc = 1 ] && [ "$(wc -l < $W/tn.err)" = 1 ] &&
+		grep -q 'no kprobe recorder: .*hidden.*faulttune record' $W/tn.err
+	t $? "stock, kptr_restrict=2: tune exits 1 (rc=$rc) with one line naming what is missing"
+	[ "$(ours)" = 0 ] && [ "$(insts)" = 0 ]
+	t $? "stock, kptr_restrict=2: nothing left behind"
+fi
+
 # watch on the kprobe recorder: faulttune-kwatch.t, in a boot of its own
 # (it arms and disarms the probes every window)
 

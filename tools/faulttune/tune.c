@@ -1057,7 +1057,7 @@ static void report_json(const struct tune_ctx *c, const struct confirm *cf,
 	/* saved: the knob's value, or the size the kernel was booted with */
 	printf(",\"saved\":%u,\"runtime_adjustable\":%s,\"recorder\":\"%s\","
 	       "\"workload\":", c->saved, c->fixed ? "false" : "true",
-	       c->fi.kp ? "kprobe" : "events");
+	       c->fi.evset == FT_EVS_FAULTTUNE ? "events" : "kprobe");
 	if (c->cmd) {
 		printf("\"command\",\"command\":[");
 		for (i = 0; c->cmd[i]; i++) {

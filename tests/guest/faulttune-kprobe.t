@@ -154,6 +154,12 @@ if [ $kernel = stock ]; then
 	t $? "stock, kptr_restrict=2: tune exits 1 (rc=$rc) with one line naming what is missing"
 	[ "$(ours)" = 0 ] && [ "$(insts)" = 0 ]
 	t $? "stock, kptr_restrict=2: nothing left behind"
+	faulttune tune --apply -- true >/dev/null 2>$W/ta.err
+	rc=$?
+	sed 's/^/# /' $W/ta.err
+	[ $rc = 1 ] && [ "$(wc -l < $W/ta.err)" = 1 ] &&
+		grep -q -- '--apply: no .* sized at boot' $W/ta.err && [ ! -e $knob ]
+	t $? "stock: tune --apply refused in one line (rc=$rc), nothing changed"
 fi
 
 # watch on the kprobe recorder: faulttune-kwatch.t, in a boot of its own

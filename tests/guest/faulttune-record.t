@@ -107,15 +107,16 @@ else
 	skip "memtype workload" "no memtype events (X86_PAT off?)"
 fi
 
-# 4. a trace-cmd record file is read too
-if trace-cmd record -e hugetlb -o $W/tc.dat faulttune bench -t 2 -s 16M -r 1 >/dev/null 2>&1; then
-	faulttune report --json $W/tc.dat >$W/tc.json 2>/dev/null
-	tc=$(tc_count $W/tc.dat hugetlb_fault_mutex_)
-	[ "$tc" -gt 0 ] && [ "$tc" = "$(jnum hugetlb $W/tc.json)" ]
-	t $? "faulttune report reads a trace-cmd record file, counts agree ($tc)"
-else
-	skip "trace-cmd record file" "trace-cmd record failed here"
-fi
+# 4. a trace-cmd record file is read too (the guest's ftrace can be
+# enabled, unlike some hosts': a failure here is one, not a skip)
+trace-cmd record -e hugetlb -o $W/tc.dat faulttune bench -t 2 -s 16M -r 1 >/dev/null 2>$W/tc.err
+rc=$?
+[ $rc = 0 ] || tail -5 $W/tc.err | sed 's/^/# /'
+t $rc "trace-cmd record -e hugetlb runs here (rc=$rc)"
+faulttune report --json $W/tc.dat >$W/tc.json 2>/dev/null
+tc=$(tc_count $W/tc.dat hugetlb_fault_mutex_)
+[ "${tc:-0}" -gt 0 ] && [ "$tc" = "$(jnum hugetlb $W/tc.json)" ]
+t $? "faulttune report reads a trace-cmd record file, counts agree (${tc:-0})"
 
 # 5. nothing left behind
 [ -z "$(ls $T/instances | grep '^faulttune-')" ]

@@ -174,8 +174,11 @@ check("buckets: base from kcore or not claimed, with what is not known",
       (t["base_from"] == "kcore" and t["nbuckets"] and t["mutex_bytes"]))
 EOF
 ) > "$W/props" 2>&1
+prc=$?
 cat "$W/props"
 pass=$((pass + $(grep -c '^ok' "$W/props")))
 fail=$((fail + $(grep -c '^not ok' "$W/props")))
 grep -q '^ok\|^not ok' "$W/props" || nok "property checks ran"
+# an exception part way through drops the checks after it: not a pass
+check "the property checks ran to their end (exit $prc)" [ $prc = 0 ]
 done_

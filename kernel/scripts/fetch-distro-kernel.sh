@@ -28,26 +28,12 @@ dest=${FT_KCACHE:-/var/cache/faulttune}/distro-$kver
 die() { echo "fetch-distro-kernel: $*" >&2; exit 1; }
 gone() { echo "fetch-distro-kernel: $*" >&2; exit 2; }
 
-# the archive this machine's own release comes from (fetch-linux.sh's way)
-uri=${FT_ARCHIVE:-}
-if [ -z "$uri" ]; then
-	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	uri=$( { grep -hs -A3 '^URIs:' /etc/apt/sources.list.d/*.sources |
-		 awk '/^URIs:/ { print $2 }'
-		 sed -E 's/\[[^]]*\]//' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		 awk -v rel="$codename" '$1 == "deb" && $3 == rel { print $2 }'; } |
-	       grep -m1 '/debian/\?$' || true)
-fi
-[ -n "$uri" ] || die "no Debian archive in /etc/apt/sources.list{,.d} (set FT_ARCHIVE=URI)"
-
+# a sources list, lists and cache of its own, at the machine's archive
+. "$(dirname "$0")/apt-suite.sh"
 work=$dest.fetch
-rm -rf "$work"
-mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs"
-trap 'rm -rf "$work"' EXIT
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" > "$work/sources.list"
-apt=(-q -o Dir::Etc::sourcelist="$work/sources.list" -o Dir::Etc::sourceparts=/nonexistent
-     -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work/cache"
-     -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
+apt_suite_init "$work" "$suite" ||
+	die "no Debian archive in /etc/apt/sources.list{,.d} (set FT_ARCHIVE=URI)"
+uri=$apt_suite_uri
 apt-get "${apt[@]}" update > "$work/update.log" 2>&1 ||
 	{ tail -5 "$work/update.log" >&2; die "apt-get update of $suite at $uri failed"; }
 # the suite's own linux-image-amd64 (a backports suite sees its base's too)

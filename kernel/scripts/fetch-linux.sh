@@ -27,36 +27,11 @@ pkgs="linux-source-$kver linux-config-$kver"
 
 die() { echo "fetch-linux: $*" >&2; exit 1; }
 
-# The Debian archive this machine already uses: the URI of a source for
-# its own release (deb822 .sources files or one-line lists).
-archive() {
-	local codename f
-	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		# one stanza per paragraph: its URIs when its Suites has the release
-		awk -v rel="$codename" 'BEGIN { RS = ""; FS = "\n" }
-			{ uri = ""; hit = 0
-			  for (i = 1; i <= NF; i++) {
-				if ($i ~ /^URIs:/) { sub(/^URIs:[ \t]*/, "", $i); split($i, u, " "); uri = u[1] }
-				if ($i ~ /^Suites:/) { n = split($i, s, /[ \t]+/); for (j = 2; j <= n; j++) if (s[j] == rel) hit = 1 }
-			  }
-			  if (hit && uri != "") print uri }' "$f"
-	done
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		sed -E 's/\[[^]]*\]//' | awk -v rel="$codename" '$1 == "deb" && $3 == rel { print $2 }'
-}
-uri=${FT_ARCHIVE:-$(archive | grep -m1 '/debian/\?$' || true)}
-[ -n "$uri" ] || die "no Debian archive in /etc/apt/sources.list{,.d} to fetch $suite from (set FT_ARCHIVE=URI)"
-
+. "$(dirname "$0")/apt-suite.sh"
 work=$dest.fetch
-rm -rf "$work"
-mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs"
-trap 'rm -rf "$work"' EXIT
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" > "$work/sources.list"
-apt=(-q -o Dir::Etc::sourcelist="$work/sources.list" -o Dir::Etc::sourceparts=/nonexistent
-     -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work/cache"
-     -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
+apt_suite_init "$work" "$suite" ||
+	die "no Debian archive in /etc/apt/sources.list{,.d} to fetch $suite from (set FT_ARCHIVE=URI)"
+uri=$apt_suite_uri
 
 echo "fetch-linux: $pkgs from $uri $suite"
 apt-get "${apt[@]}" update > "$work/update.log" 2>&1 ||

@@ -20,8 +20,10 @@ T=/sys/kernel/tracing
 W=/tmp/ft-kwatch.$$
 . "$(dirname "$0")/lib.sh"
 ours() { grep -c 'faulttune_' $T/dynamic_events; }
-# kprobes armed in the kernel now: the list marks a disarmed one
-armed() { grep -vc 'DISABLED' /sys/kernel/debug/kprobes/list; }
+# kprobes armed in the kernel now: the list marks a disarmed one ("?"
+# when the list cannot be read, which no count below takes for 0)
+KL=/sys/kernel/debug/kprobes/list
+armed() { if [ -r $KL ]; then grep -vc 'DISABLED' $KL; else echo '?'; fi; }
 
 mkdir -p $W
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
@@ -30,8 +32,14 @@ if [ -d $T/events/hugetlb ] || [ ! -w $T/kprobe_events ]; then
 	skip "watch on the kprobe recorder" "needs the stock kernel with kprobe events"
 	exit 0
 fi
+[ -r $KL ]
+t $? "the kernel's kprobe list is readable ($KL): what says a probe is armed"
 echo 'p:other/mine do_sys_openat2' >> $T/kprobe_events
 t $? "a probe of another tool: other/mine (registered, not enabled)"
+# the list shows a registered probe, so an empty count below is not a
+# list that shows nothing
+grep -q 'do_sys_openat2' $KL
+t $? "  and the list shows it, marked DISABLED ($(grep do_sys_openat2 $KL | head -1))"
 before=$(cat $T/kprobe_events)
 [ "$(armed)" = 0 ]
 t $? "no kprobe armed before watch ($(armed))"

@@ -23,6 +23,9 @@
 #   kprobe-nocmd	the same with the instance's record-cmd option off:
 #		what ftrace's own comm recording at each context switch
 #		costs (any tracefs recording pays it, trace-cmd's too)
+#   lock-events	no recorder: lock:contention_begin/end alone enabled in an
+#		instance of this script's, tracing on (ping-pong only)
+#   lock-events-off	the same with the instance's tracing off
 #   watch	`faulttune watch` (the kprobe recorder) between two windows
 #
 # Each recorder is stopped with SIGSTOP once its probes are on (its child
@@ -33,7 +36,7 @@
 # pipe programs more than BENCH_MACHINE_GOAL (1.01) of the contention
 # source (its probes' own share), or watch between windows more than
 # that of off.  Against off, every source pays for lock:contention_begin/
-# end being enabled: on the ping-pong about 1.3% (96 instructions a round
+# end being enabled: on the ping-pong about 1.4% (100 instructions a round
 # trip on 6.12), with tracing on or off in the instance, and nothing once
 # the events are disabled; the one-process write + read pays nothing.
 # Knobs: BENCH_MACHINE_OPS (20000), BENCH_MACHINE_REPS (3).  KVER picks
@@ -90,6 +93,16 @@ run contention contention
 run kprobe kprobe
 run kprobe-nocmd kprobe nocmd
 sed 's/^/MACH info /' m.err | head -6
+# lock:contention_begin/end alone, enabled in an instance of our own with
+# tracing on, then off: what every recording source pays for them
+mkdir \$T/instances/ftbench
+echo 1 > \$T/instances/ftbench/events/lock/contention_begin/enable
+echo 1 > \$T/instances/ftbench/events/lock/contention_end/enable
+for i in \$(seq $reps); do echo \"MACH lock-events pingpong \$(bench_pipe pingpong $ops)\"; done
+echo 0 > \$T/instances/ftbench/tracing_on
+for i in \$(seq $reps); do echo \"MACH lock-events-off pingpong \$(bench_pipe pingpong $ops)\"; done
+echo 0 > \$T/instances/ftbench/events/lock/enable
+rmdir \$T/instances/ftbench
 # the old recorder's probe, beside the current one's: on mutex_unlock()
 # itself, with a two-compare filter as the old one had
 echo 'p:ftbench/unlock mutex_unlock lock=\$arg1:x64' >> \$T/kprobe_events &&
@@ -148,14 +161,16 @@ with open(md, "w") as o:
             "unlock-probe: a kprobe on `mutex_unlock()` itself, filtered to the table, as "
             "the kprobe recorder had before.\n\n" % (ops, reps))
     o.write("| mode | rw | vs off | pingpong | vs off |\n|---|---|---|---|---|\n")
-    for mode in ("off", "contention", "kprobe", "kprobe-nocmd", "unlock-probe", "watch"):
+    for mode in ("off", "contention", "kprobe", "kprobe-nocmd", "lock-events",
+                 "lock-events-off", "unlock-probe", "watch"):
         row = [mode]
         for prog in ("rw", "pingpong"):
             v = ipo.get((mode, prog))
             off = ipo.get(("off", prog))
             if not v or not off:
                 row += ["-", "-"]
-                if mode not in ("unlock-probe", "kprobe-nocmd"):
+                if mode not in ("unlock-probe", "kprobe-nocmd", "lock-events",
+                                "lock-events-off"):
                     missed.append("%s %s: not measured" % (mode, prog))
                 continue
             r = statistics.median(v) / statistics.median(off)

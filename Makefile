@@ -183,10 +183,12 @@ check-distro: tool image-6.12
 	@$(TOP)/tests/check.sh distro
 
 # each deliberately broken kernel in tests/mutants must fail the guest test
-# its Test: line names (kernel-race.t by default; kernel-paths.t)
+# its Test: line names (kernel-race.t by default; kernel-paths.t), on the
+# kernel its Kernel: line names (6.12 by default)
 # (too slow for check-long: one kernel build and boot per mutant)
-mutation-check: image-6.12 kernel-6.12
-	@$(KENV_6.12) $(SCRIPTS)/mutation-check.sh
+mutation-check: image-6.12 kernel-6.12 image-7.3 kernel-7.3
+	@$(KENV_6.12) $(SCRIPTS)/mutation-check.sh; a=$$?; \
+	 $(KENV_7.3) $(SCRIPTS)/mutation-check.sh; b=$$?; [ $$a = 0 ] && [ $$b = 0 ]
 
 # the suite table of the last make check / check-long, into the docs
 suite-table:

@@ -3,6 +3,10 @@
 #
 # mutation-check.sh [MUTANT.patch...]
 #
+# KVER (6.12 by default, or 7.3) picks the kernel: its patched build
+# (build/ or build/7.3/) and, without arguments, the mutants whose
+# "Kernel:" line names it (none means 6.12).  make mutation-check runs both.
+#
 # Show that the tests of the fault mutex table's mutual exclusion can fail:
 # build the patched kernel once more for each deliberately broken variant in
 # tests/mutants/ (a patch on top of the series), boot it and run
@@ -19,12 +23,23 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 scripts=$top/kernel/scripts
-build=$top/build
+kver=${KVER:-6.12}
+case $kver in
+6.12) build=$top/build; configs=() ;;
+7.3) build=$top/build/7.3; configs=("$top/kernel/config/7.3.config") ;;
+*) echo "mutation-check: KVER must be 6.12 or 7.3, not '$kver'" >&2; exit 2 ;;
+esac
 dir=$build/mutant
 logs=$build/mutation
 export VM_TIMEOUT=${VM_TIMEOUT_MUTANT:-600}
 export VM_APPEND="${VM_APPEND:-} init_on_free=1 panic_on_warn=1"
 
+# the kernel a mutant is for, from its "Kernel:" line
+kernel_of() {
+	local k
+	k=$(sed -n 's/^Kernel: *//p' "$1" | head -n 1)
+	echo "${k:-6.12}"
+}
 # the guest tests a mutant names on its "Test:" line
 tests_of() {
 	local t
@@ -42,7 +57,10 @@ cmd_for() {
 	{ echo "mutation-check: build the patched kernel first (make kernel)" >&2; exit 2; }
 [ -r "$build/guest.cpio" ] || { echo "mutation-check: no guest image (make image)" >&2; exit 2; }
 if [ $# -eq 0 ]; then
-	set -- "$top"/tests/mutants/*.patch
+	for m in "$top"/tests/mutants/*.patch; do
+		[ "$(kernel_of "$m")" = "$kver" ] && set -- "$@" "$m"
+	done
+	[ $# -gt 0 ] || { echo "mutation-check: no mutant for $kver in tests/mutants"; exit 0; }
 fi
 mkdir -p "$logs"
 files=$(sed -n 's|^+++ b/||p' "$@" | sort -u)
@@ -82,7 +100,7 @@ for m in "$@"; do
 	# newer than the object the previous mutant left.
 	for f in $files; do touch "$dir/src/$f"; done
 	if ! "$scripts/build-kernel.sh" "$dir" "$top/kernel/config/base.config" \
-			"$top/kernel/config/debug.config" > "$logs/$name.build" 2>&1; then
+			"$top/kernel/config/debug.config" "${configs[@]}" > "$logs/$name.build" 2>&1; then
 		result NOTOK "mutant $name: does not build ($logs/$name.build)"
 		continue
 	fi

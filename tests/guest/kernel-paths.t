@@ -9,6 +9,12 @@
 #  - wp: copy-on-write by the owner of a private mapping with no free huge
 #    page, which drops the mutex to unmap the child's pages and takes it
 #    again (hugetlb_wp());
+#  - wpgiga: wp with 1 GiB surplus pages faulted beside it (7.3 migrates
+#    the owner's in-use pages for them, waiting for their folio locks
+#    under a fault mutex): the owner's retake must not wait for a pending
+#    resize with its old folio locked (issue 39).  Where no 1 GiB page
+#    can be faulted (6.12 allocates no gigantic surplus page), a skip that
+#    says so;
 #  - fallocate: fallocate() of absent and of present pages, and punch,
 #    racing faults on them;
 #  - memfd: udmabuf pinning an unfaulted hugetlb memfd (mm/memfd.c), last:
@@ -69,6 +75,18 @@ nr=$(cat $NR)
 free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)
 echo $((nr - free + 4)) > $NR
 paths wp "private copy-on-write by the owner with the pool used up across resizes"
+
+# the same beside 1 GiB surplus pages, one at a time (overcommit 1)
+G=/sys/kernel/mm/hugepages/hugepages-1048576kB
+if [ -w $G/nr_overcommit_hugepages ]; then
+	gover=$(cat $G/nr_overcommit_hugepages)
+	echo 1 > $G/nr_overcommit_hugepages
+	paths wpgiga "owner's copy-on-write beside 1 GiB surplus faults, across resizes"
+	echo "$gover" > $G/nr_overcommit_hugepages
+else
+	skip "owner's copy-on-write beside 1 GiB surplus faults, across resizes" \
+		"no 1 GiB hstate on this kernel ($G)"
+fi
 echo "$nr" > $NR
 
 paths fallocate "fallocate, fallocate over present pages and punch, racing faults, across resizes"

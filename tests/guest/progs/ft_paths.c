@@ -13,6 +13,16 @@
  *	parent writes them, the copy cannot be allocated, so the kernel
  *	drops the fault mutex, unmaps the child's pages and takes the mutex
  *	again; the parent's bytes are checked.  Uses every free huge page.
+ *   ft_paths wpgiga ROUNDS	wp, with a thread beside it that faults
+ *	1 GiB surplus pages (MAP_NORESERVE: allocated under the fault
+ *	mutex, by alloc_contig, which on 7.3 migrates in-use 2 MiB hugetlb
+ *	folios and waits for their locks), so that a resize can be pending
+ *	while the owner's copy-on-write retakes its mutex with its old
+ *	folio locked and the gigantic allocation waits for that folio: a
+ *	deadlock unless the retake cannot wait for the resize (issue 39).
+ *	Prints how many gigantic faults ran and how many of the owner's
+ *	pages they moved (pagemap), which shows the state was reached;
+ *	77 when no 1 GiB page can be allocated here.
  *   ft_paths memfd ROUNDS	udmabuf from an unfaulted hugetlb memfd
  *	(memfd_pin_folios() -> memfd_alloc_folio(), the mm/memfd.c user),
  *	then faults of the same memfd; needs /dev/udmabuf.
@@ -53,6 +63,13 @@
 #endif
 
 #define HPAGE	(2UL << 20)
+#define GPAGE	(1UL << 30)
+#ifndef MAP_HUGE_1GB
+#define MAP_HUGE_1GB	(30 << 26)
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 #define NP	4
 #define KNOB	"/sys/kernel/debug/hugetlb/num_fault_mutexes"
 
@@ -222,6 +239,9 @@ static unsigned long free_pages(void)
 	return n;
 }
 
+static char *wp_base;
+static unsigned long wp_pages;
+
 static void run_wp(int rounds)
 {
 	unsigned long n = free_pages();
@@ -235,6 +255,8 @@ static void run_wp(int rounds)
 	p = map(-1, n * HPAGE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB);
 	for (unsigned long i = 0; i < n; i++)
 		p[i * HPAGE] = 1;
+	wp_base = p;
+	__atomic_store_n(&wp_pages, n, __ATOMIC_RELEASE);
 	for (int r = 0; r < rounds; r++) {
 		int pipefd[2], status;
 		pid_t child;
@@ -263,6 +285,72 @@ static void run_wp(int rounds)
 			fail("waitpid");
 	}
 	stop = 1;
+}
+
+/* --- wpgiga -------------------------------------------------------------- */
+
+static volatile unsigned long gigas, giga_fails, owner_moved;
+
+/* The page frame behind @addr in this process, 0 if none (or unreadable). */
+static uint64_t pfn_of(const void *addr)
+{
+	static int fd = -1;
+	uint64_t e;
+
+	if (fd < 0)
+		fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0 || pread(fd, &e, sizeof(e), (uintptr_t)addr / 4096 * sizeof(e)) != sizeof(e))
+		return 0;
+	return (e >> 63) ? e & ((1ULL << 55) - 1) : 0;
+}
+
+/* Fault 1 GiB surplus pages one after the other until the run stops. */
+static void *giga(void *arg)
+{
+	uint64_t before[64];
+
+	(void)arg;
+	while (!__atomic_load_n(&wp_pages, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	while (!stop) {
+		char *g = mmap(NULL, GPAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
+			       MAP_HUGE_1GB | MAP_NORESERVE, -1, 0);
+
+		if (g == MAP_FAILED)
+			fail("mmap of a 1 GiB page");
+		/* not shared with the owner's children */
+		if (madvise(g, GPAGE, MADV_DONTFORK))
+			fail("MADV_DONTFORK");
+		for (unsigned long i = 0; i < wp_pages && i < 64; i++)
+			before[i] = pfn_of(wp_base + i * HPAGE);
+		if (madvise(g, GPAGE, MADV_POPULATE_WRITE)) {
+			giga_fails++;
+		} else {
+			gigas++;
+			for (unsigned long i = 0; i < wp_pages && i < 64; i++)
+				if (before[i] && pfn_of(wp_base + i * HPAGE) != before[i])
+					owner_moved++;
+		}
+		munmap(g, GPAGE);
+	}
+	return NULL;
+}
+
+static void run_wpgiga(int rounds)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, giga, NULL))
+		fail("pthread_create");
+	run_wp(rounds);
+	pthread_join(t, NULL);
+	printf("gigantic faults=%lu failed=%lu, owner pages they moved=%lu\n",
+	       gigas, giga_fails, owner_moved);
+	if (!gigas) {
+		printf("no 1 GiB page could be allocated here\n");
+		exit(77);
+	}
 }
 
 /* --- memfd --------------------------------------------------------------- */
@@ -348,7 +436,7 @@ int main(int argc, char **argv)
 	int rounds;
 
 	if (argc != 3 || (rounds = atoi(argv[2])) < 1) {
-		fprintf(stderr, "usage: ft_paths uffd|wp|memfd|fallocate ROUNDS\n");
+		fprintf(stderr, "usage: ft_paths uffd|wp|wpgiga|memfd|fallocate ROUNDS\n");
 		return 2;
 	}
 	if (pthread_create(&rz, NULL, resizer, NULL) ||
@@ -358,6 +446,8 @@ int main(int argc, char **argv)
 		run_uffd(rounds);
 	else if (!strcmp(argv[1], "wp"))
 		run_wp(rounds);
+	else if (!strcmp(argv[1], "wpgiga"))
+		run_wpgiga(rounds);
 	else if (!strcmp(argv[1], "memfd"))
 		run_memfd(rounds);
 	else if (!strcmp(argv[1], "fallocate"))

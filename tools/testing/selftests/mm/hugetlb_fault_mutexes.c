@@ -12,7 +12,7 @@
  *    userfaultfd region resolved by UFFDIO_COPY: all data stays intact,
  *    no fault fails, and HugePages_Free/Rsvd return to where they started.
  *
- * Needs root, debugfs, the knob (a kernel with the faulttune patches) and
+ * Needs root, debugfs, the knob (a kernel with the resizable table) and
  * free 2 MiB huge pages for the storm (it skips, saying why, otherwise).
  * FAULT_MUTEX_STORM_SECONDS sets the storm length (default 5).
  */

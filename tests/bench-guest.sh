@@ -39,8 +39,8 @@ tune_sections() {
 		faulttune record -o /tmp/m1.dat -- faulttune bench -w threads -s "$SIZE" -r "$REPS" -t 1 >/dev/null 2>&1
 		for t in $(seq 1 "$T"); do
 			faulttune record -o /tmp/mt.dat -- faulttune bench -w threads -s "$SIZE" -r "$REPS" -t "$t" >/dev/null 2>&1
-			faulttune tune --from /tmp/mt.dat -c "$size" -m "$size" --json > /tmp/mt.own 2>/dev/null
-			faulttune tune --from /tmp/m1.dat -c "$size" -m "$size" --threads "$t" --json > /tmp/mt.pred 2>/dev/null
+			faulttune tune --from /tmp/mt.dat --current "$size" -m "$size" --json > /tmp/mt.own 2>/dev/null
+			faulttune tune --from /tmp/m1.dat --current "$size" -m "$size" --threads "$t" --json > /tmp/mt.pred 2>/dev/null
 			echo "BENCH threads {\"size\":$size,\"threads\":$t,\"from_1\":$(grep '^{' /tmp/mt.pred),\"own\":$(grep '^{' /tmp/mt.own)}"
 		done
 	done

@@ -116,7 +116,7 @@ if [ -d \$T/events/hugetlb ]; then
 	echo 0 > \$T/events/hugetlb/enable
 	echo \"ICOUNT events \$(grep -c hugetlb_fault_mutex \$T/trace)\"
 fi
-lookup() { faulttune bench -w memtype-lookup -t 1 -s $lsize -i $lpasses -r 1 --json | tr -d '\\n'; }
+lookup() { faulttune bench -w memtype-lookup -t 1 -s $lsize --iterations $lpasses -r 1 --json | tr -d '\\n'; }
 if ft_vfio bind > /dev/null; then
 	for i in \$(seq $reps); do echo \"ICOUNT lookup-off \$(lookup)\"; done
 	if [ -d \$T/events/memtype ]; then
@@ -230,7 +230,7 @@ if lrows:
     with open(md, "a") as o:
         o.write("\n### Instructions per memtype lookup fault%s\n\n" % on)
         o.write("The same guests, QEMU's ivshmem bound to vfio-pci (no-IOMMU mode): "
-                "`faulttune bench -w memtype-lookup -t 1 -s %s -i %s -r 1`, one thread faulting "
+                "`faulttune bench -w memtype-lookup -t 1 -s %s --iterations %s -r 1`, one thread faulting "
                 "its slice of BAR2 one 4 KiB page at a time (`vmf_insert_pfn()` -> "
                 "`lookup_memtype()` under `memtype_lock`), a pass's time over its pages; median "
                 "of %s runs.  norw: the series without its last patch, so memtype_lock is the "

@@ -75,10 +75,10 @@ done
 # The guest side: one "LOOKUP <what> <threads> <json>" line per result.
 guest="tl=\$(seq -s, 1 $cpus)
 ft_vfio bind > /dev/null || { echo 'LOOKUP error ft_vfio bind failed'; exit 1; }
-faulttune bench -w memtype-lookup -t \$tl -s $size -i $passes -r $reps --json > /tmp/b.json || exit 1
+faulttune bench -w memtype-lookup -t \$tl -s $size --iterations $passes -r $reps --json > /tmp/b.json || exit 1
 echo \"LOOKUP bench 0 \$(cat /tmp/b.json)\"
 for t in \$(seq 1 $cpus); do
-	faulttune record -b 8192 -o /tmp/l.dat -- faulttune bench -w memtype-lookup -t \$t -s $size -i $passes -r 1 --json > /tmp/rb.json 2> /tmp/rb.err || { cat /tmp/rb.err; exit 1; }
+	faulttune record -b 8192 -o /tmp/l.dat -- faulttune bench -w memtype-lookup -t \$t -s $size --iterations $passes -r 1 --json > /tmp/rb.json 2> /tmp/rb.err || { cat /tmp/rb.err; exit 1; }
 	faulttune report --json /tmp/l.dat > /tmp/rr.json 2> /tmp/rr.err || { cat /tmp/rr.err; exit 1; }
 	echo \"LOOKUP recbench \$t \$(grep '^{' /tmp/rb.json)\"
 	echo \"LOOKUP report \$t \$(cat /tmp/rr.json)\"

@@ -111,7 +111,7 @@ echo 1 > \$T/events/ftbench/unlock/enable && run unlock-probe kprobe
 echo 0 > \$T/events/ftbench/unlock/enable
 echo '-:ftbench/unlock' >> \$T/kprobe_events
 # watch, between its windows: the first window is over once its line is out
-faulttune watch -i 3600 -w 1 > w.out 2> w.err &
+faulttune watch -i 3600 --window 1 > w.out 2> w.err &
 wp=\$!
 n=0
 until [ -s w.out ] || [ \$n -ge 600 ]; do sleep 0.1; n=\$((n + 1)); done

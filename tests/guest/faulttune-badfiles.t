@@ -33,7 +33,7 @@ i=0
 for off in 3 20 200 2000 $((sz / 2)) $((sz - 100)); do
 	cp $W/ok.dat $W/bad.dat
 	head -c 64 /dev/urandom | dd of=$W/bad.dat bs=1 seek=$off conv=notrunc 2>/dev/null
-	faulttune report -T 60 $W/bad.dat >/dev/null 2>$W/err
+	faulttune report --timeout 60 $W/bad.dat >/dev/null 2>$W/err
 	rc=$?
 	[ $rc = 0 ] || { [ $rc = 1 ] && [ "$(wc -l < $W/err)" = 1 ]; }
 	t $? "64 random bytes at offset $off: a report or one line (rc=$rc)"

@@ -72,7 +72,7 @@ if [ ! -d $T/events/hugetlb ]; then
 	grep -q '"on_this_kernel":{.*"verdict":"[a-z-]*","reason":"' $W/s.json
 	t $? "--json carries the verdict and its reason"
 
-	faulttune record --source=contention -o $W/p.dat -- faulttune bench -w punch -t 4 -s 64M -r 2 -i 20 \
+	faulttune record --source=contention -o $W/p.dat -- faulttune bench -w punch -t 4 -s 64M -r 2 --iterations 20 \
 		>$W/p.out 2>$W/p.err
 	t $? "record the punch workload"
 	faulttune report --json --top 100000 $W/p.dat >$W/p.json 2>&1
@@ -99,7 +99,7 @@ if [ ! -d $T/events/hugetlb ]; then
 		done
 		faulttune record --source=contention -o $W/m.dat -- sh -c "
 			(while :; do cat /sys/kernel/debug/x86/pat_memtype_list >/dev/null; done) &
-			faulttune bench -w memtype -R $bar -t 4 -i 300 -r 1; s=\$?
+			faulttune bench -w memtype -R $bar -t 4 --iterations 300 -r 1; s=\$?
 			kill \$!; exit \$s" >$W/m.out 2>$W/m.err
 		t $? "record the memtype workload beside a grown memtype tree"
 		kill $hold 2>/dev/null

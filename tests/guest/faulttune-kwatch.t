@@ -46,7 +46,7 @@ t $? "no kprobe armed before watch ($(armed))"
 
 # ---- two windows, disarmed between them ---------------------------------
 mkdir -p $W/prom
-faulttune watch -i 8 -w 2 -n 2 --json --textfile $W/prom >$W/w.json 2>$W/w.err &
+faulttune watch -i 8 --window 2 -n 2 --json --textfile $W/prom >$W/w.json 2>$W/w.err &
 wp=$!
 (while kill -0 $wp 2>/dev/null; do
 	faulttune bench -w share -t 2 -s 32M -r 1 >/dev/null 2>&1
@@ -80,7 +80,7 @@ t $? "watch: no probe left after it, none armed"
 faulttune record --source=kprobe -o $W/r.dat -- faulttune bench -w share -t 2 -s 16M -r 1 \
 	>/dev/null 2>&1
 t $? "a recording for report to read"
-faulttune watch -i 60 -w 1 >$W/w1.out 2>&1 &
+faulttune watch -i 60 --window 1 >$W/w1.out 2>&1 &
 w=$!
 i=0
 while [ $i -lt 600 ] && [ ! -s $W/w1.out ]; do sleep 0.1; i=$((i + 1)); done

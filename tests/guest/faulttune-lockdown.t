@@ -42,7 +42,7 @@ refused "record" record -o $W/r.dat -- true
 check "record: no file written" [ ! -e $W/r.dat ]
 refused "record --source=kprobe" record --source=kprobe -o $W/r.dat -- true
 refused "tune" tune -r 1 -t 2 -s 8M
-refused "watch" watch -n 1 -i 1 -w 1
+refused "watch" watch -n 1 -i 1 --window 1
 check "no tracefs instance appeared" eval '[ ! -d $T/instances ] || [ -z "$(ls $T/instances)" ]'
 
 rm -rf $W

@@ -145,7 +145,7 @@ t0=$(up)
 $W/qemu.sh
 dur=$(awk -v a=$t0 -v b=$(up) 'BEGIN { d = b - a; w = int(3 * d) + 1; print (w < 4 ? 4 : w) }')
 echo "# one preallocation: $(awk -v a=$t0 -v b=$(up) 'BEGIN { printf "%.2f", b - a }') s; watch windows of $dur s"
-faulttune watch -i $((dur + 1)) -w $dur -n 2 --json > $W/watch.json 2> $W/watch.err &
+faulttune watch -i $((dur + 1)) --window $dur -n 2 --json > $W/watch.json 2> $W/watch.err &
 wp=$!
 (while kill -0 $wp 2>/dev/null; do $W/qemu.sh; done) &
 qp=$!

@@ -97,7 +97,7 @@ t $? "share workload: counts agree ($tc)"
 
 # 3. memtype workload
 if [ $HAVE_MT = 1 ]; then
-	faulttune record -o $W/m.dat -b 4096 -- faulttune bench -w memtype -t 2 -i 200 -r 1 >/dev/null 2>$W/m.err
+	faulttune record -o $W/m.dat -b 4096 -- faulttune bench -w memtype -t 2 --iterations 200 -r 1 >/dev/null 2>$W/m.err
 	t $? "record the memtype workload"
 	faulttune report --json $W/m.dat >$W/m.json 2>/dev/null
 	tc=$(tc_count $W/m.dat memtype_lock_)

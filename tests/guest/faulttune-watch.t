@@ -23,7 +23,7 @@ before=$(cat $T/tracing_on $T/set_event | md5sum)
 n0=$(insts)
 
 # the workload runs until watch has done its windows
-faulttune watch -i 4 -w 2 -n 3 --json --textfile $W/prom > $W/w.json 2> $W/w.err &
+faulttune watch -i 4 --window 2 -n 3 --json --textfile $W/prom > $W/w.json 2> $W/w.err &
 wp=$!
 (while kill -0 $wp 2>/dev/null; do
 	faulttune bench -w threads -t 2 -s 32M -r 1 > /dev/null 2>&1

@@ -244,7 +244,7 @@ rm -f /tmp/sum.$$
 echo 0 > $I/events/hugetlb/hugetlb_fault_mutex_hold/enable
 
 # --- memtype op=lookup: vfio-pci faults on ivshmem's BAR2 -------------------------
-# faulttune bench -w memtype-lookup -t 1 -s 64K -i 1 -r 1 faults the 16
+# faulttune bench -w memtype-lookup -t 1 -s 64K --iterations 1 -r 1 faults the 16
 # pages of the BAR's first 64 KiB three times (fill, timed pass, read-back
 # check), one lookup_memtype() per fault: 48 lookups, each one page of BAR2.
 lookup_events() {
@@ -254,7 +254,7 @@ lookup_events() {
 		sed 's/^/# /' /tmp/vfio.$$
 		return
 	fi
-	run_traced faulttune bench -w memtype-lookup -t 1 -s 64K -i 1 -r 1 > /dev/null
+	run_traced faulttune bench -w memtype-lookup -t 1 -s 64K --iterations 1 -r 1 > /dev/null
 	rc=$?
 	ft_vfio unbind
 	check "faulttune bench -w memtype-lookup under the events (exit $rc)" [ $rc = 0 ]

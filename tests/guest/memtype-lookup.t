@@ -34,7 +34,7 @@ before=$(state $iv)
 echo "# ivshmem at $iv; vfio no-IOMMU parameter and driver before: $before"
 
 # --- bad input, before the device is handed to vfio-pci ----------------------
-faulttune bench -w memtype-lookup -t 1 -i 1 -r 1 > $W/o 2> $W/e
+faulttune bench -w memtype-lookup -t 1 --iterations 1 -r 1 > $W/o 2> $W/e
 rc=$?
 sed 's/^/# /' $W/e
 check "no vfio-pci device: exit 1 (got $rc)" [ $rc = 1 ]
@@ -55,7 +55,7 @@ trap 'ft_vfio unbind' EXIT
 ok "ft_vfio bind: $iv bound to vfio-pci, no-IOMMU mode $(cat $PARAM)"
 check "a no-IOMMU vfio group appeared" sh -c 'ls /dev/vfio/noiommu-* > /dev/null 2>&1'
 
-faulttune bench -w memtype-lookup --device 0000:00:1f.7 -t 1 -i 1 -r 1 > $W/o 2> $W/e
+faulttune bench -w memtype-lookup --device 0000:00:1f.7 -t 1 --iterations 1 -r 1 > $W/o 2> $W/e
 rc=$?
 check "--device of a missing device: exit 1 (got $rc), one line naming it" \
 	eval '[ $rc = 1 ] && one_error $W/o $W/e 0000:00:1f.7'
@@ -68,19 +68,19 @@ for d in /sys/bus/pci/devices/*; do
 	[ "$(cat $d/class)" = 0x030000 ] && vga=$(basename $d)
 done
 if [ -n "$vga" ]; then
-	faulttune bench -w memtype-lookup --device $vga -t 1 -i 1 -r 1 > $W/o 2> $W/e
+	faulttune bench -w memtype-lookup --device $vga -t 1 --iterations 1 -r 1 > $W/o 2> $W/e
 	rc=$?
 	check "--device $vga (not vfio-pci): exit 1 (got $rc), one line saying what to set up" \
 		eval '[ $rc = 1 ] && one_error $W/o $W/e "$vga" "not vfio-pci" driver_override'
 fi
-as_nobody "faulttune bench -w memtype-lookup -t 1 -i 1 -r 1" > $W/o 2> $W/e
+as_nobody "faulttune bench -w memtype-lookup -t 1 --iterations 1 -r 1" > $W/o 2> $W/e
 rc=$?
 sed 's/^/# /' $W/e
 check "not root: exit 1 (got $rc), one line saying root" eval '[ $rc = 1 ] && one_error $W/o $W/e root'
 
 # --- the workload: data right, numbers consistent ---------------------------
 # 4 MiB = 1024 pages: 1 thread x 1024 pages, 4 threads x 256 pages; 3 passes
-faulttune bench -w memtype-lookup -t 1,4 -s 4M -i 3 -r 2 --json > $W/j 2> $W/e
+faulttune bench -w memtype-lookup -t 1,4 -s 4M --iterations 3 -r 2 --json > $W/j 2> $W/e
 rc=$?
 sed 's/^/# /' $W/e
 check "bench -w memtype-lookup -t 1,4 --json: exit 0 (got $rc)" [ $rc = 0 ]
@@ -102,7 +102,7 @@ while IFS= read -r l; do
 done < $W/pt
 check "each thread: 6 passes, 0 < min <= avg <= max ($bad bad)" [ $bad = 0 ]
 
-faulttune bench -w memtype-lookup -t 2 -s 1M -i 2 -r 1 > $W/t 2> $W/e
+faulttune bench -w memtype-lookup -t 2 -s 1M --iterations 2 -r 1 > $W/t 2> $W/e
 rc=$?
 sed 's/^/# /' $W/t
 check "text output: exit 0 (got $rc), the table and 'thread N: min X max Y avg Z' for 2 threads" \
@@ -116,14 +116,14 @@ check "text output: exit 0 (got $rc), the table and 'thread N: min X max Y avg Z
 ft_vfio scribble 60 1048576 &
 sc=$!
 sleep 1
-faulttune bench -w memtype-lookup -t 2 -s 1M -i 1000 -r 1 > $W/o 2> $W/e
+faulttune bench -w memtype-lookup -t 2 -s 1M --iterations 1000 -r 1 > $W/o 2> $W/e
 rc=$?
 kill $sc 2>/dev/null
 wait $sc 2>/dev/null
 sed 's/^/# /' $W/e
 check "a foreign writer on the BAR: exit 1 (got $rc), 'data check failed'" \
 	eval '[ $rc = 1 ] && grep -q "data check failed" $W/e'
-faulttune bench -w memtype-lookup -t 2 -s 1M -i 2 -r 1 > $W/o 2> $W/e
+faulttune bench -w memtype-lookup -t 2 -s 1M --iterations 2 -r 1 > $W/o 2> $W/e
 check "without it the same run passes again" [ $? = 0 ]
 
 # --- the device and the parameter are given back ------------------------------

@@ -505,14 +505,14 @@ static void bench_usage(FILE *f)
 "                      the whole BAR)\n"
 "  -p, --page-size SZ  huge page size (default 2M)\n"
 "  -r, --reps N        repetitions per thread count (default 3)\n"
-"  -i, --iterations N  loops per thread for punch and memtype (default\n"
+"      --iterations N  loops per thread for punch and memtype (default\n"
 "                      20/2000), fault-passes for memtype-lookup (default 10)\n"
 "  -R, --resource FILE PCI resource file for memtype (default: the VGA\n"
 "                      framebuffer, else the first mmappable BAR >= 64 KB)\n"
 "  -D, --device BDF    vfio-pci device for memtype-lookup, e.g. 0000:00:04.0\n"
 "                      (default: the one in no-IOMMU mode); its biggest BAR\n"
 "                      is written to: plain memory only, such as ivshmem's\n"
-"  -P, --pin           pin thread i to CPU i\n"
+"      --pin           pin thread i to CPU i\n"
 "  -j, --json          JSON output\n"
 "  -h, --help\n");
 }
@@ -554,6 +554,8 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* before one meaning per letter: -i and -P were these */
+	static const char *const moved[] = { "i--iterations", "P--pin", NULL };
 	uint64_t v;
 	int c, i;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -564,7 +566,7 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 	o->reps = 3;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+w:t:s:p:r:i:R:D:Pjh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+w:t:s:p:r:R:D:jh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			for (i = 0; i < FT_SH_NR; i++)
@@ -632,8 +634,7 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 			bench_usage(stdout);
 			return 1;
 		default:
-			ft_err("bench: unknown or incomplete option '%s'",
-			       argv[optind - 1]);
+			ft_opt_bad("bench", argv, moved);
 			bench_usage(stderr);
 			return -1;
 		}

@@ -469,6 +469,12 @@ int ft_opt_double(const char *cmd, const char *opt, const char *s,
 /* --json / --csv: a second, different format is refused (*set tracks) */
 int ft_opt_fmt(const char *cmd, enum ft_fmt *fmt, int *set, enum ft_fmt want);
 /*
+ * An option getopt refused: say so; a short option the command had before
+ * each letter got one meaning in every command ("t--top", NULL-ended list)
+ * also hears its long name.
+ */
+void ft_opt_bad(const char *cmd, char **argv, const char *const *moved);
+/*
  * End of a command's output: flush stdout and turn a failed write into
  * exit status 1 with a message; a closed pipe (EPIPE) ends the process by
  * SIGPIPE, quietly, as trace-cmd does (status 141 in a shell).

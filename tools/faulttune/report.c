@@ -15,15 +15,15 @@ static void report_usage(FILE *f)
 	fprintf(f,
 "usage: faulttune report [options] [FILE]\n"
 "  FILE               trace.dat to analyse (default: trace.dat)\n"
-"  -t, --top N        buckets / lock addresses to list (default 10)\n"
+"      --top N        buckets / lock addresses to list (default 10)\n"
 "  -m, --max-size N   largest power-of-two size in the what-if table\n"
 "                     (default: 4x the largest table size recorded, >= 64)\n"
 "  -j, --json         JSON output\n"
 "  -c, --csv          CSV output\n"
-"  -p, --plot FILE    draw the what-if curve with gnuplot (.svg or .png)\n"
+"      --plot FILE    draw the what-if curve with gnuplot (.svg or .png)\n"
 "  -f, --force        report even when damaged records had to be skipped\n"
 "                     (they are counted per CPU in the report)\n"
-"  -T, --timeout SEC  give up on a file the reader has not finished in SEC\n"
+"      --timeout SEC  give up on a file the reader has not finished in SEC\n"
 "                     seconds (default: 60 + 1 per MiB of file; 0: never)\n"
 "      --threads T    recommendation for T faulting threads (tune's model)\n"
 "      --target PCT   its collision wait target, percent of fault time\n"
@@ -53,6 +53,9 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "raw-holds", no_argument, NULL, 5 },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* before one meaning per letter: -t, -T and -p were these */
+	static const char *const moved[] = { "t--top", "T--timeout",
+					     "p--plot", NULL };
 	uint64_t v;
 	int c, fmt_set = 0;
 
@@ -63,7 +66,7 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 	o->timeout = -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+t:m:jcp:T:fh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:jcfh", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (ft_opt_uint("report", "--top", optarg, 0, 1000000, &v))
@@ -125,8 +128,7 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 			report_usage(stdout);
 			return 1;
 		default:
-			ft_err("report: unknown or incomplete option '%s'",
-			       argv[optind - 1]);
+			ft_opt_bad("report", argv, moved);
 			report_usage(stderr);
 			return -1;
 		}

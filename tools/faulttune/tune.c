@@ -213,7 +213,7 @@ static void tune_usage(FILE *f)
 {
 	fprintf(f,
 "usage: faulttune tune [options] [-- COMMAND [ARGS]]\n"
-"       faulttune tune --from FILE... [-t T] [-T PCT] [-c N] [-j]\n"
+"       faulttune tune --from FILE... [-t T] [-T PCT] [--current N] [-j]\n"
 "  -T, --target PCT    largest predicted collision wait accepted, in percent\n"
 "                      of fault time (default %g)\n"
 "  -m, --max-size N    largest size considered (default: four times the first\n"
@@ -244,7 +244,7 @@ static void tune_usage(FILE *f)
 "                      to be skipped, as report --force\n"
 "      --timeout SEC   --from: give up on a file the reader has not finished\n"
 "                      in SEC seconds (default: 60 + 1 per MiB; 0: never)\n"
-"  -c, --current N     --from: the size to compare with (default: recorded)\n"
+"      --current N     --from: the size to compare with (default: recorded)\n"
 "      --knob FILE     knob path (default " KNOB ")\n"
 "  -h, --help\n"
 "COMMAND runs once per run, with FAULTTUNE_MARKER=<the instance's\n"
@@ -484,6 +484,8 @@ static int check_live(struct tune_ctx *c, char **argv, int first, int end)
 /* 0: run, 1: --help printed, -1: a bad command line (said) */
 static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 {
+	/* before one meaning per letter: -c was --current */
+	static const char *const moved[] = { "c--current", NULL };
 	int o, from = 0, dd, ret;
 
 	tune_defaults(c);
@@ -497,7 +499,7 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		c->cmd = argv + dd + 1;
 	optind = 0;
 	opterr = 0;
-	while ((o = getopt_long(dd, argv, "T:m:r:W:P:B:t:s:p:S:c:Fajh", tune_lo,
+	while ((o = getopt_long(dd, argv, "T:m:r:W:P:B:t:s:p:S:Fajh", tune_lo,
 				NULL)) != -1) {
 		if (o == 'h') {
 			tune_usage(stdout);
@@ -507,8 +509,7 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		if (ret > 0)
 			ret = tune_opt_other(c, o, optarg, &from);
 		if (ret > 0) {
-			ft_err("tune: unknown or incomplete option '%s'",
-			       argv[optind - 1]);
+			ft_opt_bad("tune", argv, moved);
 			tune_usage(stderr);
 		}
 		if (ret)

@@ -153,6 +153,23 @@ int ft_opt_fmt(const char *cmd, enum ft_fmt *fmt, int *set, enum ft_fmt want)
 	return 0;
 }
 
+void ft_opt_bad(const char *cmd, char **argv, const char *const *moved)
+{
+	const char *arg = argv[optind - 1];
+
+	ft_err("%s: unknown or incomplete option '%s'", cmd, arg);
+	/* optopt is also the val of a long option missing its argument */
+	if (arg[0] != '-' || arg[1] == '-')
+		return;
+	for (; moved && *moved; moved++)
+		if (optopt && optopt == (*moved)[0]) {
+			ft_err("%s: -%c is %s now: a short option means one "
+			       "thing in every faulttune command, see faulttune(1)",
+			       cmd, optopt, *moved + 1);
+			return;
+		}
+}
+
 int ft_parse_size(const char *s, uint64_t *out)
 {
 	const char *end;

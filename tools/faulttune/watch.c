@@ -134,17 +134,17 @@ static void watch_usage(FILE *f)
 	fprintf(f,
 "usage: faulttune watch [options]\n"
 "  -i, --interval SEC  one window every SEC seconds (default 60)\n"
-"  -w, --window SEC    record for SEC seconds of each interval (default 5)\n"
+"      --window SEC    record for SEC seconds of each interval (default 5)\n"
 "  -n, --count N       stop after N windows (default: until SIGINT/SIGTERM)\n"
 "  -b, --buffer KB     ring buffer size per CPU in KB\n"
-"  -t, --target PCT    predicted collision wait target, percent of fault\n"
+"  -T, --target PCT    predicted collision wait target, percent of fault\n"
 "                      time, for the recommended size (default 1)\n"
 "      --textfile DIR  write DIR/faulttune.prom after each window, atomically\n"
 "                      (node_exporter --collector.textfile.directory=DIR)\n"
 "      --listen ADDR   serve GET /metrics on ADDR ([IP:]PORT, IP default\n"
 "                      127.0.0.1, port 0: any free port, printed)\n"
 "  -j, --json          one JSON object per window\n"
-"      --csv           CSV, a header line first\n"
+"  -c, --csv           CSV, a header line first\n"
 "  -h, --help\n"
 "One watch per machine (lock " FT_WATCH_LOCK ", without /run in /tmp);\n"
 "tracefs is restored on exit, SIGINT and SIGTERM.  Columns the kernel\n"
@@ -158,14 +158,16 @@ static int parse_watch(int argc, char **argv, struct watch_opts *o)
 		{ "window", required_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "buffer", required_argument, NULL, 'b' },
-		{ "target", required_argument, NULL, 't' },
+		{ "target", required_argument, NULL, 'T' },
 		{ "textfile", required_argument, NULL, 1 },
 		{ "listen", required_argument, NULL, 2 },
 		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 3 },
+		{ "csv", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* before one meaning per letter: -w and -t were these */
+	static const char *const moved[] = { "w--window", "t--target", NULL };
 	int c, fmt_set = 0, window_set = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -174,7 +176,7 @@ static int parse_watch(int argc, char **argv, struct watch_opts *o)
 	o->target = FT_TARGET_PCT;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:w:n:b:t:jh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+i:n:b:T:jch", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (ft_opt_double("watch", "--interval (seconds)", optarg,
@@ -197,7 +199,7 @@ static int parse_watch(int argc, char **argv, struct watch_opts *o)
 					1, 1ULL << 22, &o->buffer_kb))
 				return -1;
 			break;
-		case 't':
+		case 'T':
 			if (ft_opt_double("watch", "--target (percent)", optarg,
 					  0.001, 100, &o->target))
 				return -1;
@@ -212,7 +214,7 @@ static int parse_watch(int argc, char **argv, struct watch_opts *o)
 			if (ft_opt_fmt("watch", &o->fmt, &fmt_set, FT_FMT_JSON))
 				return -1;
 			break;
-		case 3:
+		case 'c':
 			if (ft_opt_fmt("watch", &o->fmt, &fmt_set, FT_FMT_CSV))
 				return -1;
 			break;
@@ -220,8 +222,7 @@ static int parse_watch(int argc, char **argv, struct watch_opts *o)
 			watch_usage(stdout);
 			return 1;
 		default:
-			ft_err("watch: unknown or incomplete option '%s'",
-			       argv[optind - 1]);
+			ft_opt_bad("watch", argv, moved);
 			watch_usage(stderr);
 			return -1;
 		}
@@ -231,7 +232,7 @@ static int parse_watch(int argc, char **argv, struct watch_opts *o)
 		       argv[optind]);
 		return -1;
 	}
-	/* a short interval without -w: the window fills half of it */
+	/* a short interval without --window: the window fills half of it */
 	if (!window_set && o->window > o->interval / 2)
 		o->window = o->interval / 2;
 	if (o->window > o->interval) {

@@ -304,7 +304,7 @@ enum { RES_OK, RES_REFUSED, RES_TIMEOUT, RES_CRASH };
 /* run report on file; JSON into out (malloc'd) when it exits 0 */
 static int run(const char *ft, const char *file, int lib, char **out)
 {
-	char err[8192], *argv[] = { (char *)ft, "report", "--json", "-T", "10",
+	char err[8192], *argv[] = { (char *)ft, "report", "--json", "--timeout", "10",
 				    (char *)file, NULL };
 	int op[2], ep[2], st = 0, lines = 0;
 	size_t olen = 0, ocap = 65536, elen = 0;

@@ -185,7 +185,7 @@ if [ "$free" -ge 8 ]; then
 	check "bench: threads workload runs (json)" grep -q '"threads":2,"faults":4,' "$W/b.json"
 	"$FT" bench -w share -t 2 -s 8M -r 1 >"$W/b.txt" 2>&1
 	check "bench: share workload prints the table" grep -q 'faults/wall-s' "$W/b.txt"
-	"$FT" bench -w punch -t 2 -s 8M -r 1 -i 3 >/dev/null 2>&1
+	"$FT" bench -w punch -t 2 -s 8M -r 1 --iterations 3 >/dev/null 2>&1
 	check "bench: punch workload runs" [ $? = 0 ]
 	"$FT" bench -s 64G >/dev/null 2>"$W/b.err"
 	rc=$?

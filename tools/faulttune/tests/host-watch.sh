@@ -78,7 +78,7 @@ check "bad options left no instance and no file behind" \
 	eval '[ "$(inst_count)" = "$n0" ] && [ ! -e "$W/missing" ]'
 
 # --- one line per window, JSON and CSV ---------------------------------------
-"$FT" watch -i 1 -w 0.3 -n 2 > "$W/text.out" 2> "$W/text.err"
+"$FT" watch -i 1 --window 0.3 -n 2 > "$W/text.out" 2> "$W/text.err"
 rc=$?
 sed 's/^/# /' "$W/text.out"
 check "watch -n 2: exit 0, a header and 2 lines (rc=$rc)" \
@@ -87,7 +87,7 @@ check "watch says which columns the fallback cannot fill" \
 	grep -q "fallback (lock:contention_begin/end): cannot fill acq, coll%, share%, rec and pred%" "$W/text.err"
 check "the fallback's unknown columns print '-' (acq, coll%, share%, rec, pred%)" \
 	eval 'tail -n +2 "$W/text.out" | awk '\''$2 != "-" || $5 != "-" || $6 != "-" || $8 != "-" || $9 != "-" { bad = 1 } END { exit bad }'\'''
-"$FT" watch -i 1 -w 0.3 -n 2 --json > "$W/json.out" 2>/dev/null
+"$FT" watch -i 1 --window 0.3 -n 2 --json > "$W/json.out" 2>/dev/null
 check "watch --json: 2 objects, variant fallback, acquisitions, recommended, settled and inseparable_from null" \
 	python3 -c '
 import json, sys
@@ -99,7 +99,7 @@ for d in l:
     assert d["window_s"] == 0.3 and isinstance(d["contended"], int), d
 assert [d["window"] for d in l] == [1, 2]
 ' "$W/json.out"
-"$FT" watch -i 1 -w 0.3 -n 2 --csv > "$W/csv.out" 2>/dev/null
+"$FT" watch -i 1 --window 0.3 -n 2 --csv > "$W/csv.out" 2>/dev/null
 check "watch --csv: a header and 2 rows of 14 fields, settled and inseparable_from last and empty" \
 	python3 -c '
 import csv, sys
@@ -110,7 +110,7 @@ assert all(x[1] == "fallback" and x[12:] == ["", ""] for x in r[1:]), r
 ' "$W/csv.out"
 
 # --- events on during the window only; SIGTERM / SIGINT restore tracefs -----
-start_watch gap -i 4 -w 0.5 -n 2
+start_watch gap -i 4 --window 0.5 -n 2
 gap=$wpid
 wait_for 10 grep -q '^[0-9]' "$W/gap.out"
 ev=$T/instances/faulttune-$gap/events/lock/contention_begin
@@ -119,7 +119,7 @@ check "between windows: the instance's contention events are off and the stacktr
 	      ! grep -q "^stacktrace" $ev/trigger'
 wait $gap
 for sig in TERM INT; do
-	start_watch sig -i 30 -w 20
+	start_watch sig -i 30 --window 20
 	p=$wpid
 	ev=$T/instances/faulttune-$p/events/lock/contention_begin
 	wait_for 10 grep -q 1 $ev/enable
@@ -136,7 +136,7 @@ check "no faulttune instance of this test left ($(inst_count) now, $n0 before)" 
 
 # --- a second watch is refused; the first serves /metrics and the textfile --
 mkdir -p "$W/textfile"
-start_watch one -i 1 -w 0.3 --listen 127.0.0.1:0 --textfile "$W/textfile"
+start_watch one -i 1 --window 0.3 --listen 127.0.0.1:0 --textfile "$W/textfile"
 one=$wpid
 wait_for 10 test -s "$W/textfile/faulttune.prom"
 addr=$(listen_addr one)
@@ -212,7 +212,7 @@ kill $ne
 wait $ne 2>/dev/null
 
 # --- a prometheus server scrapes /metrics; PromQL through its HTTP API --------
-start_watch prom -i 1 -w 0.25 --listen 127.0.0.1:0
+start_watch prom -i 1 --window 0.25 --listen 127.0.0.1:0
 wp=$wpid
 wait_for 10 grep -q 'serving /metrics' "$W/prom.err"
 addr=$(listen_addr prom)
@@ -246,7 +246,7 @@ check "prometheus scraped faulttune: up{job=\"faulttune\"} = 1 (got '$got')" [ "
 # nor, without /proc/kcore, the table size: the query asks for what it
 # fills, the window length and the variant, which faulttune set itself
 got=$(value 'faulttune_window_seconds{job="faulttune"}')
-check "PromQL faulttune_window_seconds = 0.25, as watch -w 0.25 exported (got '$got')" [ "$got" = 0.25 ]
+check "PromQL faulttune_window_seconds = 0.25, as watch --window 0.25 exported (got '$got')" [ "$got" = 0.25 ]
 got=$(value 'count by (machine_type) (faulttune_kernel_info{variant="fallback"})')
 check "PromQL count by (machine_type) (faulttune_kernel_info{variant=\"fallback\"}) = 1 (got '$got')" [ "$got" = 1 ]
 curl -s "http://$addr/metrics" > "$W/now.prom"
@@ -259,6 +259,6 @@ check "PromQL faulttune_recommended_table_size: no series on the fallback (got '
 kill $pp $wp
 wait $pp $wp 2>/dev/null
 
-"$FT" watch -i 1 -w 0.2 -n 1 > /dev/null 2>&1
+"$FT" watch -i 1 --window 0.2 -n 1 > /dev/null 2>&1
 check "the lock is free again once the watches stopped" [ $? = 0 ]
 done_

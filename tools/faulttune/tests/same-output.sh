@@ -47,7 +47,7 @@ for f in "$@"; do
 	run "$b.report.txt" report -f "$f"
 	run "$b.report.json" report -j -f "$f"
 	run "$b.report.csv" report -c -f "$f"
-	run "$b.report.top3" report -t 3 "$f"
+	run "$b.report.top3" report --top 3 "$f"
 	run "$b.tune.txt" tune --from "$f"
 	run "$b.tune.json" tune -j --from "$f"
 	run "$b.tune.t64" tune --threads 64 --from "$f"

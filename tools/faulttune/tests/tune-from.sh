@@ -83,7 +83,7 @@ refused --from
 t $? "--from without a file refused"
 refused --from $W/a.dat -- true
 t $? "--from with a COMMAND refused"
-refused --from $W/a.dat -c 3
+refused --from $W/a.dat --current 3
 t $? "--current 3 (not a power of two) refused"
 "$FT" tune --from $W/missing.dat >$W/out 2>$W/err
 [ $? = 1 ] && grep -q "missing.dat" $W/err && [ ! -s $W/out ]
@@ -114,7 +114,7 @@ t $? "--force without --from refused"
 	grep -q '^--threads 1 is below the 4 that faulted at once' $W/t1.txt
 t $? "--threads 1 below the recorded 4: said so"
 # -m below the current size: the current is kept, never a smaller one
-"$FT" tune --from $W/a.dat -c 64 -m 4 >$W/m.txt 2>&1
+"$FT" tune --from $W/a.dat --current 64 -m 4 >$W/m.txt 2>&1
 sed -n 's/^recommendation: \(keep \)\{0,1\}\([0-9]*\).*/\2/p' $W/m.txt > $W/m.pick
 [ "$(cat $W/m.pick)" -ge 64 ] 2>/dev/null
 t $? "-m 4 below the current 64: recommends $(cat $W/m.pick), not below 64"

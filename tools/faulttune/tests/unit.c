@@ -669,7 +669,7 @@ static void test_args(void)
 	CHECK(!strcmp(o.file, "trace.dat"), "default file");
 	EQ(o.fmt, FT_FMT_TEXT);
 	EQ(o.top, 10);
-	EQ(parse(&o, "--json -t 5 x.dat"), 0);
+	EQ(parse(&o, "--json --top 5 x.dat"), 0);
 	EQ(o.fmt, FT_FMT_JSON);
 	EQ(o.top, 5);
 	CHECK(!strcmp(o.file, "x.dat"), "file argument");
@@ -680,8 +680,12 @@ static void test_args(void)
 	EQ(parse(&o, "-m 3"), -1);
 	EQ(parse(&o, "-m 0"), -1);
 	EQ(parse(&o, "--bogus"), -1);
-	EQ(parse(&o, "-t"), -1);
-	EQ(parse(&o, "-t -1"), -1);
+	EQ(parse(&o, "--top"), -1);
+	EQ(parse(&o, "--top -1"), -1);
+	/* the letters report gave up: refused, not read as another option */
+	EQ(parse(&o, "-t 5"), -1);
+	EQ(parse(&o, "-T 60"), -1);
+	EQ(parse(&o, "-p x.svg"), -1);
 	EQ(parse(&o, "a.dat b.dat"), -1);
 	EQ(parse(&o, "--help"), 1);
 
@@ -962,7 +966,7 @@ static void test_bench_args(void)
 {
 	struct ft_bench_opts o;
 
-	EQ(bparse(&o, "-t 1,2,8 -s 128M -p 2M -r 4 -P --json"), 0);
+	EQ(bparse(&o, "-t 1,2,8 -s 128M -p 2M -r 4 --pin --json"), 0);
 	EQ(o.nthreads, 3);
 	EQ(o.threads[2], 8);
 	EQ(o.size, 128ULL << 20);
@@ -974,6 +978,8 @@ static void test_bench_args(void)
 	EQ(bparse(&o, "-w memtype"), 0);
 	EQ(o.shape, FT_SH_MEMTYPE);
 	EQ(o.iterations, 2000);
+	EQ(bparse(&o, "-w punch --iterations 7"), 0);
+	EQ(o.iterations, 7);
 	EQ(bparse(&o, "-w memtype-lookup"), 0);
 	EQ(o.shape, FT_SH_LOOKUP);
 	EQ(o.iterations, 10);
@@ -999,6 +1005,8 @@ static void test_bench_args(void)
 	EQ(bparse(&o, "-w memtype-lookup -D 0000:00:04.8"), -1);
 	EQ(bparse(&o, "-w memtype-lookup -D 0000:00:04.0x"), -1);
 	EQ(bparse(&o, "-D 0000:00:04.0"), -1);	/* not that workload */
+	EQ(bparse(&o, "-i 5"), -1);		/* --iterations: no short form */
+	EQ(bparse(&o, "-P"), -1);		/* --pin: no short form */
 }
 
 static void test_bad_files(void)

@@ -65,7 +65,7 @@ bad() {		# WHAT-IS-NAMED ARGS...
 }
 bad "--interval (seconds) '0'" -i 0
 bad "--interval (seconds) 'abc'" -i abc
-bad "--window '10'" -i 5 -w 10
+bad "--window '10'" -i 5 --window 10
 bad "--count '0'" -n 0
 bad "--textfile '$W/missing'" --textfile "$W/missing"
 bad "--textfile '$W/plainfile'" --textfile "$W/plainfile"

@@ -451,8 +451,9 @@ def tune_misses(t):
                         "CPU (QEMU TCG): trace-cmd report runs here at a "
                         "twenty-fifth of its speed on the host (section 5 "
                         "against 0.6 million events/s). "
-                        "Documentation/faulttune.rst gives the host's time "
-                        "on a million-event recording and the command." % (r["seconds"], r["events"]))
+                        "Documentation/bench.md (\"tune --from on a million "
+                        "events\") gives the host's time on a million-event "
+                        "recording and the command." % (r["seconds"], r["events"]))
     if t["pearson"] is not None and t["pearson"] == t["pearson"] and t["pearson"] < 0.95:
         miss.append("**Model** Pearson r %.3f < 0.95 (section 6)." % t["pearson"])
     for r in t["stable"]:

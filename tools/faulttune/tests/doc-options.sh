@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The manual keeps up with the binary: every option of every command's
+# --help is in Documentation/faulttune.rst twice, in the SYNOPSIS (the
+# command's lines, "**faulttune CMD** ...") and in the Options of the
+# command's own section (CMD in capitals), as **-x** and **--long**.
+# A new option without its manual entry fails make check here.
+# usage: tests/doc-options.sh [FAULTTUNE [DOC]]; one TAP line per command
+# and place.
+FT=${1:-./faulttune}
+DOC=${2:-../../Documentation/faulttune.rst}
+n=0
+fail=0
+tap() {	# STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi
+}
+
+[ -r "$DOC" ] || { echo "not ok 1 - $DOC not readable"; exit 1; }
+cmds=$("$FT" --help | awk '/^commands:/ { on = 1; next }
+			   on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
+[ -n "$cmds" ] || { echo "not ok 1 - no commands in '$FT --help'"; exit 1; }
+
+# the SYNOPSIS, up to the next section title
+synopsis=$(awk '$0 == "SYNOPSIS" { on = 1; next }
+		on && /^[A-Z][A-Z -]+$/ { exit } on' "$DOC")
+
+for c in $cmds; do
+	# "  -w, --workload W  ..." and "      --pin  ...": one option a
+	# line, its names at the start, up to the argument's name
+	opts=$("$FT" "$c" --help | awk '/^ +-/ {
+		s = ""
+		for (i = 1; i <= NF; i++) {
+			w = $i; sub(/,$/, "", w)
+			if (w !~ /^--?[[:alnum:]][[:alnum:]-]*$/) break
+			s = s (s == "" ? "" : " ") w
+		}
+		if (s != "") print s }')
+	if [ -z "$opts" ]; then
+		tap 1 "$c: no options found in 'faulttune $c --help'"
+		continue
+	fi
+	nopts=$(printf '%s\n' "$opts" | wc -l)
+
+	# SYNOPSIS: the option by one of its names, as perf's and
+	# trace-cmd's pages give it ([-w WORKLOAD] for -w, --workload)
+	lines=$(printf '%s\n' "$synopsis" | grep -F "**faulttune $c")
+	miss=
+	while read -r names; do
+		found=
+		for o in $names; do
+			printf '%s\n' "$lines" | grep -Eq -- "(^|[[ |*])$o([]| =*]|$)" && found=1
+		done
+		[ -n "$found" ] || miss="$miss ${names%% *}"
+	done <<END
+$opts
+END
+	st=0; [ -z "$miss" ] || st=1
+	tap $st "$c: the $nopts options of 'faulttune $c --help' are in faulttune.rst's SYNOPSIS${miss:+ (missing:$miss)}"
+
+	# the command's Options: every name of every option, in bold
+	sec=$(echo "$c" | tr '[:lower:]' '[:upper:]')
+	body=$(awk -v sec="$sec" '
+		$0 == sec { insec = 1; next }
+		insec && /^[A-Z][A-Z -]+$/ { exit }
+		insec && $0 == "Options" { inopt = 1; getline; next }
+		inopt && /^-+$/ { exit }
+		inopt' "$DOC")
+	if [ -z "$body" ]; then
+		tap 1 "$c: faulttune.rst has no $sec section with an Options subsection"
+		continue
+	fi
+	miss=
+	for o in $opts; do
+		printf '%s\n' "$body" | grep -qF -- "**$o**" || miss="$miss $o"
+	done
+	st=0; [ -z "$miss" ] || st=1
+	tap $st "$c: the $nopts options of 'faulttune $c --help' are in faulttune.rst's $sec Options, short and long names${miss:+ (missing:$miss)}"
+done
+echo "1..$n"
+[ $fail = 0 ]

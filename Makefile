@@ -193,7 +193,12 @@ mutation-check: image-6.12 kernel-6.12 image-7.3 kernel-7.3
 # the suite table of the last make check / check-long, into the docs
 suite-table:
 	@$(TOP)/tests/suite-table.py $(BUILD)/check > $(BUILD)/check/suites.md
-	@cp $(BUILD)/check/suites.md $(TOP)/Documentation/testing.md
+	@# the hand-kept part of testing.md, up to its marker line, stays
+	@{ sed '/^<!-- make suite-table: generated below -->$$/q' $(TOP)/Documentation/testing.md; \
+	   cat $(BUILD)/check/suites.md; } > $(BUILD)/check/testing.md
+	@grep -q '^<!-- make suite-table: generated below -->$$' $(BUILD)/check/testing.md || \
+		{ echo "suite-table: no marker line in Documentation/testing.md" >&2; exit 1; }
+	@cp $(BUILD)/check/testing.md $(TOP)/Documentation/testing.md
 	@echo "suite-table: Documentation/testing.md from the logs in build/check"
 
 # The benchmarks measure the 6.12 kernels in build/{patched,stock,norw}.

@@ -16,6 +16,8 @@ tap() {	# STATUS DESCRIPTION
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=$((fail + 1)); fi
 }
 
+pairs=$(mktemp /tmp/faulttune-doc-options.XXXXXX)
+trap 'rm -f "$pairs"' EXIT
 [ -r "$DOC" ] || { echo "not ok 1 - $DOC not readable"; exit 1; }
 cmds=$("$FT" --help | awk '/^commands:/ { on = 1; next }
 			   on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
@@ -76,6 +78,24 @@ END
 	done
 	st=0; [ -z "$miss" ] || st=1
 	tap $st "$c: the $nopts options of 'faulttune $c --help' are in faulttune.rst's $sec Options, short and long names${miss:+ (missing:$miss)}"
+	printf '%s\n' "$opts" | awk -v c="$c" '$1 ~ /^-[[:alnum:]]$/ && $2 ~ /^--/ { print $1, $2, c }' >> "$pairs"
 done
+
+# one meaning per letter: a short option names the same long option in
+# every command's --help, and the manual's table of letters (DESCRIPTION,
+# Options) gives that long option and the command
+bad=$(awk '{ if (($1 in l) && l[$1] != $2) print $1 " is " l[$1] " in " c[$1] " and " $2 " in " $3; l[$1] = $2; c[$1] = $3 }' "$pairs")
+st=0; [ -z "$bad" ] || st=1
+tap $st "every short option means one thing in every command's --help${bad:+ ($(echo $bad))}"
+table=$(awk '/The letters::$/ { on = 1; next } on && /^[^ ]/ { exit } on' "$DOC")
+miss=
+while read -r s l c; do
+	printf '%s\n' "$table" | awk -v s="$s" -v l="$l" -v c="$c" '
+		$1 == s && $2 == l { for (i = 3; i <= NF; i++) { w = $i; sub(/,$/, "", w)
+			if (w == c || w == "every") f = 1 } }
+		END { exit !f }' || miss="$miss $c:$s$l"
+done < "$pairs"
+st=0; [ -z "$miss" ] || st=1
+tap $st "faulttune.rst's table of letters gives each short option of every --help, its long name and its command${miss:+ (missing:$miss)}"
 echo "1..$n"
 [ $fail = 0 ]

@@ -482,6 +482,15 @@ void ft_opt_bad(const char *cmd, char **argv, const char *const *moved);
 int ft_stdout_done(int ret);
 int ft_is_pow2(uint64_t x);
 const char *ft_fmt_ns(uint64_t ns, char *buf, size_t len);
+/*
+ * The short (default) output's lines: the text printed within FT_COLS
+ * columns, broken at spaces, continuation lines indented by indent
+ * spaces; a word longer than a line (a path) is not broken.  A '\n' in
+ * the text ends a line.  Returns the lines printed.
+ */
+#define FT_COLS 100
+int ft_wrap(FILE *f, int indent, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 double ft_now(void);		/* CLOCK_MONOTONIC, seconds */
 void ft_json_str(FILE *f, const char *s);
 /*

@@ -423,6 +423,143 @@ void ft_advice_check(FILE *f, const struct ft_advice *adv)
 	settled_line(f, adv);
 }
 
+/* the short output's "settled" line: how sure the pick is, in a few words */
+static void settled_short(FILE *f, const struct ft_advice *adv)
+{
+	const struct ft_decision *d = &adv->dec;
+	char rb[48], sz[160];
+	int k, n = 0;
+
+	if (!d->nactive) {
+		ft_wrap(f, 2, "settled: nothing to settle: in no run did faults on "
+			"different pages overlap, so no size collides");
+		return;
+	}
+	runs_str(d, rb, sizeof(rb));
+	if (d->nactive < 2) {
+		ft_wrap(f, 2, "settled: not known from one %srun (record more, or "
+			"give several files)", d->nactive < d->nruns ?
+			"active " : "");
+		return;
+	}
+	if (d->rec == size_idx_of(d, d->current) &&
+	    d->cur_verdict == FT_CUR_UNDECIDED) {
+		if (d->last > d->rec)
+			snprintf(sz, sizeof(sz), " (nor separate it from %u)",
+				 d->sizes[d->last]);
+		else
+			sz[0] = '\0';
+		ft_wrap(f, 2, "not settled: %s cannot tell whether the current "
+			"%u meets the %g%% target%s: kept", rb, d->current,
+			d->target_pct, sz);
+		return;
+	}
+	if (d->settled && d->rec == size_idx_of(d, d->current)) {
+		ft_wrap(f, 2, "settled: the current %u meets the %g%% target with "
+			"95%% confidence over %s", d->current, d->target_pct, rb);
+		return;
+	}
+	if (d->settled) {
+		if (d->rec > 0)
+			snprintf(sz, sizeof(sz), " and %u misses it",
+				 d->sizes[d->rec - 1]);
+		else
+			sz[0] = '\0';
+		ft_wrap(f, 2, "settled: with 95%% confidence over %s, %u meets the "
+			"%g%% target%s", rb, d->sizes[d->rec], d->target_pct, sz);
+		return;
+	}
+	if (d->nactive < FT_SETTLE_RUNS && d->first == d->rec) {
+		ft_wrap(f, 2, "not settled: %s are too few to say (%d at least)",
+			rb, FT_SETTLE_RUNS);
+		return;
+	}
+	for (k = d->first; k <= d->rec && n < (int)sizeof(sz); k++)
+		n += snprintf(sz + n, sizeof(sz) - n, "%s %u", k == d->first ? "" :
+			      k == d->rec ? " and" : ",", d->sizes[k]);
+	ft_wrap(f, 2, "not settled: %s cannot separate%s; %u is the smallest that "
+		"surely meets the target (more probes, -P or -B, may settle it)",
+		rb, sz, d->sizes[d->rec]);
+}
+
+/*
+ * The verdict that leads tune's and report's default output, every line
+ * within FT_COLS columns: the pick (keep, or change to N), whether the
+ * wait measured is collisions (which the size removes) or true sharing
+ * (which it does not), and how settled the pick is.  s: the measured
+ * waits of the same runs.  The caller adds how to apply it.
+ */
+void ft_advice_verdict(FILE *f, const struct ft_advice *adv,
+		       const struct ft_sharing *s)
+{
+	const struct ft_model_row *rec, *cur;
+	double cw, sw;
+	char how[192];
+
+	if (adv->pick.idx < 0 || !adv->nholds) {
+		ft_wrap(f, 2, "recommendation: none: no completed hugetlb fault "
+			"mutex holds to model (the hugetlb events are needed)");
+		return;
+	}
+	rec = &adv->rows[adv->pick.idx];
+	cur = adv->current ? ft_advice_row(adv, adv->current) : NULL;
+	if (rec->coll_pct <= adv->target_pct)
+		how[0] = '\0';
+	else if (adv->pick.idx == adv->n - 1 && adv->limited)
+		snprintf(how, sizeof(how), ", over the %g%% target at the "
+			 "--max-size limit (raise it)", adv->target_pct);
+	else if (adv->pick.idx == adv->n - 1)
+		snprintf(how, sizeof(how), ", over the %g%% target at the largest "
+			 "size considered", adv->target_pct);
+	else if (adv->pick.keep && adv->dec.cur_verdict == FT_CUR_UNDECIDED)
+		snprintf(how, sizeof(how), ", over the %g%% target, but the runs "
+			 "do not show %u missing it", adv->target_pct, rec->size);
+	else if (adv->pick.keep && adv->dec.cur_verdict == FT_CUR_MEETS)
+		snprintf(how, sizeof(how), ", over the %g%% target as predicted, "
+			 "but measured within it", adv->target_pct);
+	else
+		snprintf(how, sizeof(how), ", over the %g%% target",
+			 adv->target_pct);
+	/* "recommendation: [keep ]N: predicted collision wait ": as -v says */
+	if (adv->pick.keep)
+		ft_wrap(f, 2, "recommendation: keep %u: predicted collision wait "
+			"%.2f%% of fault time%s", rec->size, rec->coll_pct, how);
+	else if (cur)
+		ft_wrap(f, 2, "recommendation: %u: predicted collision wait %.2f%% "
+			"of fault time (%.2f%% at the current %u)%s", rec->size,
+			rec->coll_pct, cur->coll_pct, cur->size, how);
+	else
+		ft_wrap(f, 2, "recommendation: %u: predicted collision wait %.2f%% "
+			"of fault time (the current size: %u)%s", rec->size,
+			rec->coll_pct, adv->current, how);
+	/* what the runs measured: which of the two waits there is */
+	cw = s && s->fault_ns ? 100.0 * s->coll_wait_ns / s->fault_ns : 0;
+	sw = s ? ft_sharing_pct(s) : 0;
+	if (cw <= 0 && sw <= 0)
+		ft_wrap(f, 2, "cause: no fault waited for another on the fault "
+			"mutexes in the runs");
+	else if (cw >= sw)
+		ft_wrap(f, 2, "cause: collisions, which the size removes: %.2f%% "
+			"of fault time; true sharing %.2f%%", cw, sw);
+	else
+		ft_wrap(f, 2, "cause: true sharing, which no size removes: %.2f%% "
+			"of fault time; collisions %.2f%%", sw, cw);
+	settled_short(f, adv);
+	if (adv->threads && adv->concurrency > 0) {
+		int k = (adv->threads + adv->concurrency / 2) / adv->concurrency;
+
+		k = k < 1 ? 1 : k;
+		if (adv->threads_raised)
+			ft_wrap(f, 2, "--threads %d is below the %d that faulted at "
+				"once in the recording: %d simulated threads",
+				adv->threads, adv->concurrency, k * adv->concurrency);
+		else
+			ft_wrap(f, 2, "for %d threads: %d simulated threads, %d "
+				"cop%s of the recording", adv->threads,
+				k * adv->concurrency, k, k == 1 ? "y" : "ies");
+	}
+}
+
 static const char *verdict_str(enum ft_cur_verdict v)
 {
 	static const char *const s[] = {

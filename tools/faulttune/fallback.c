@@ -1038,6 +1038,28 @@ static void print_csv(FILE *f, struct fb_view *v, int top)
 	fputc('\n', f);
 }
 
+void ft_fallback_short(FILE *f, const struct ft_fallback *fb)
+{
+	const struct fb_sum *fm, *mt;
+	struct fb_view v;
+	char b[2][32];
+
+	if (!fb || (!fb->begins && !fb->nev))
+		return;
+	build_view(&v, fb);
+	fm = &fb->cls[FB_FAULT_MUTEX];
+	mt = &fb->cls[FB_MEMTYPE];
+	ft_wrap(f, 2, "verdict: %s: %s", v.verdict, v.reason);
+	ft_wrap(f, 2, "hugetlb fault mutex waits: %llu, %s, %.2f%% of recorded "
+		"time (lock:contention, no hold times)", (unsigned long long)fm->n,
+		ft_fmt_ns(fm->total, b[0], 32), v.fm_pct);
+	if (mt->n)
+		ft_wrap(f, 2, "memtype_lock waits: %llu, %s, %.2f%% of recorded "
+			"time", (unsigned long long)mt->n,
+			ft_fmt_ns(mt->total, b[1], 32), v.mt_pct);
+	free(v.lk);
+}
+
 void ft_fallback_print(FILE *f, const struct ft_fallback *fb, enum ft_fmt fmt,
 		       int top)
 {

@@ -343,6 +343,8 @@ double ft_sharing_pct(const struct ft_sharing *s);
 int ft_sharing_matters(const struct ft_sharing *s, double target_pct);
 void ft_sharing_text(FILE *f, const struct ft_sharing *s, double target_pct);
 void ft_sharing_json(FILE *f, const struct ft_sharing *s, double target_pct);
+/* the default output's lines: who shares, the remedy; within FT_COLS */
+void ft_sharing_short(FILE *f, const struct ft_sharing *s, double target_pct);
 void ft_sharing_free(struct ft_sharing *s);
 void ft_analysis_free(struct ft_analysis *a);
 
@@ -534,6 +536,7 @@ struct ft_report_opts {
 	int threads;		/* --threads: the advice for T threads */
 	double target;		/* --target: percent, 0: the default */
 	size_t sample_holds;	/* --sample-holds: 0 default, SIZE_MAX all */
+	int verbose;		/* text: 0 the verdict, 1 -v the tables, 2 -vv */
 };
 int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
 int ft_read_tracedat(const char *file, struct ft_analysis *a);
@@ -672,6 +675,8 @@ struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
 void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev);
 void ft_fallback_free(struct ft_fallback *fb);
 /* the fallback sections; json: one "fallback" member, leading comma */
+/* report's default output: the verdict and the waits, within FT_COLS */
+void ft_fallback_short(FILE *f, const struct ft_fallback *fb);
 void ft_fallback_print(FILE *f, const struct ft_fallback *fb, enum ft_fmt fmt,
 		       int top);
 /* the fallback's numbers for watch: waits (count, ns) by lock and op */

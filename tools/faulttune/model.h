@@ -242,6 +242,10 @@ void ft_advice_line(FILE *f, const struct ft_advice *adv);
 /* the model against what the runs measured, and how settled the pick is */
 void ft_advice_check(FILE *f, const struct ft_advice *adv);
 void ft_advice_json(FILE *f, const struct ft_advice *adv);
+/* the short output's verdict: the pick, collisions or sharing, how settled */
+struct ft_sharing;
+void ft_advice_verdict(FILE *f, const struct ft_advice *adv,
+		       const struct ft_sharing *s);
 void ft_advice_free(struct ft_advice *adv);
 /* report's advice for a recording: before ft_whatif(); -1: out of memory */
 int ft_advice_of(const struct ft_analysis *a, int threads, double target_pct,

@@ -23,6 +23,8 @@ static void report_usage(FILE *f)
 "      --plot FILE    draw the what-if curve with gnuplot (.svg or .png)\n"
 "  -f, --force        report even when damaged records had to be skipped\n"
 "                     (they are counted per CPU in the report)\n"
+"  -v, --verbose      the tables, the what-if and the model checks after the\n"
+"                     verdict; -vv: every bucket and lock, not the top N\n"
 "      --timeout SEC  give up on a file the reader has not finished in SEC\n"
 "                     seconds (default: 60 + 1 per MiB of file; 0: never)\n"
 "      --threads T    recommendation for T faulting threads (tune's model)\n"
@@ -45,6 +47,7 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 		{ "plot", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "threads", required_argument, NULL, 1 },
 		{ "target", required_argument, NULL, 2 },
@@ -57,7 +60,7 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 	static const char *const moved[] = { "t--top", "T--timeout",
 					     "p--plot", NULL };
 	uint64_t v;
-	int c, fmt_set = 0;
+	int c, fmt_set = 0, top_set = 0;
 
 	memset(o, 0, sizeof(*o));
 	ft_kpair_raw_holds = 0;
@@ -66,12 +69,13 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 	o->timeout = -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+m:jcfh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:jcfvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (ft_opt_uint("report", "--top", optarg, 0, 1000000, &v))
 				return -1;
 			o->top = (int)v;
+			top_set = 1;
 			break;
 		case 'm':
 			if (ft_parse_uint(optarg, 1, 1u << 24, &v) ||
@@ -92,6 +96,9 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 			break;
 		case 'f':
 			o->force = 1;
+			break;
+		case 'v':
+			o->verbose++;
 			break;
 		case 'T':
 			if (ft_opt_double("report", "--timeout", optarg, 0, 1e6,
@@ -133,6 +140,9 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 			return -1;
 		}
 	}
+	/* -vv, for debugging: every bucket and lock, unless --top says */
+	if (o->verbose > 1 && !top_set)
+		o->top = 1000000;
 	if (optind < argc)
 		o->file = argv[optind++];
 	if (optind < argc) {
@@ -946,8 +956,92 @@ static void text_contention(FILE *f, const struct rep *r)
 	}
 }
 
+/* text, default: the verdict first, then one line a lock, within FT_COLS */
+static void print_short(FILE *f, const struct rep *r)
+{
+	struct ft_analysis *a = r->a;
+	const struct ft_advice *adv = &r->adv;
+	struct ft_cpu_skips sk;
+	char b[4][32];
+	int hugetlb = a->nev[FT_LK_HUGETLB] != 0;
+
+	ft_wrap(f, 2, "faulttune report: %s (%s of trace)", r->o->file,
+		ft_fmt_ns(a->last_ts - a->first_ts, b[0], 32));
+	if (hugetlb) {
+		ft_advice_verdict(f, adv, &r->share);
+		if (adv->pick.idx >= 0 && adv->nholds) {
+			uint32_t n = adv->rows[adv->pick.idx].size;
+
+			if (a->kpair && adv->pick.keep)
+				ft_wrap(f, 2, "on this kernel: its %u mutexes are "
+					"enough", n);
+			else if (a->kpair)
+				ft_wrap(f, 2, "boot parameter: hugetlb_fault_mutexes="
+					"%u (this kernel's table is fixed: boot the "
+					"patched kernel)", n);
+			else if (!adv->pick.keep)
+				ft_wrap(f, 2, "boot parameter: hugetlb_fault_mutexes="
+					"%u", n);
+		}
+		ft_wrap(f, 2, "fault mutexes: table %u%s, %llu acquisitions, "
+			"%llu contended (%.1f%%), %s waiting",
+			r->cur, a->resizes ? " (resized)" : "",
+			(unsigned long long)a->hall.acq,
+			(unsigned long long)a->hall.contended,
+			pct(a->hall.contended, a->hall.acq),
+			ft_fmt_ns(a->hall.wait_total, b[1], 32));
+		ft_sharing_short(f, &r->share, adv->target_pct);
+	}
+	if (a->nev[FT_LK_MEMTYPE])
+		ft_wrap(f, 2, "memtype_lock: %llu acquisitions, %llu contended "
+			"(%.1f%%), %s waiting", (unsigned long long)a->mall.acq,
+			(unsigned long long)a->mall.contended,
+			pct(a->mall.contended, a->mall.acq),
+			ft_fmt_ns(a->mall.wait_total, b[2], 32));
+	/* the fallback's answer, where it is the only one */
+	if (!hugetlb && a->nev[FT_LK_CONTENTION] && r->fb)
+		ft_fallback_short(f, r->fb);
+	else if (!hugetlb && a->nev[FT_LK_CONTENTION])
+		ft_wrap(f, 2, "lock:contention: %llu waits on %zu locks, %s in all "
+			"(no hugetlb events: no verdict on the fault mutexes)",
+			(unsigned long long)a->call.contended, a->lockaddrs.n,
+			ft_fmt_ns(a->call.wait_total, b[3], 32));
+	if (!a->nev[FT_LK_HUGETLB] && !a->nev[FT_LK_MEMTYPE] &&
+	    !a->nev[FT_LK_CONTENTION])
+		ft_wrap(f, 2, "no hugetlb, memtype or lock:contention events in "
+			"the recording: nothing to say");
+	if (a->lost_events || a->lost_unknown) {
+		if (!a->lost_events)
+			snprintf(b[0], 32, "an unknown number of");
+		else
+			snprintf(b[0], 32, "%s%llu", a->lost_unknown ?
+				 "more than " : "",
+				 (unsigned long long)a->lost_events);
+		ft_wrap(f, 2, "WARNING: %s events lost: the numbers are "
+			"incomplete (bigger buffer: record -b KB)", b[0]);
+	}
+	if (ft_analysis_skipped(a, &sk))
+		ft_wrap(f, 2, "SKIPPED: damaged records not in the numbers "
+			"(-v: how many, per CPU)");
+	if (a->hash_mismatch || a->jhash_mismatch)
+		ft_wrap(f, 2, "WARNING: %llu events whose bucket or hash is not the "
+			"kernel's as modelled (-v)", (unsigned long long)
+			(a->hash_mismatch + a->jhash_mismatch));
+	if (ft_sample_used(a))
+		ft_wrap(f, 2, "sample: %zu of %llu holds, which the model and the "
+			"what-if use (-v: how drawn)", a->nholds,
+			(unsigned long long)a->sample.holds);
+	ft_wrap(f, 2, "-v: the counts, the tables by op and bucket, the what-if, "
+		"the model check%s", a->nev[FT_LK_CONTENTION] ?
+		", lock:contention" : "");
+}
+
 static void print_text(FILE *f, const struct rep *r)
 {
+	if (!r->o->verbose) {
+		print_short(f, r);
+		return;
+	}
 	text_head(f, r);
 	if (r->a->kpair)
 		ft_kpair_print(f, r->a->kpair, FT_FMT_TEXT);

@@ -282,6 +282,22 @@ void ft_sharing_text(FILE *f, const struct ft_sharing *s, double target_pct)
 			s->behind_ns[FT_BEHIND_FIRST_TOUCH] / s->wait_ns : 0);
 }
 
+/* the short output: who shares, in one line, and the remedy */
+void ft_sharing_short(FILE *f, const struct ft_sharing *s, double target_pct)
+{
+	char b[32];
+
+	if (!ft_sharing_matters(s, target_pct))
+		return;
+	ft_wrap(f, 2, "who shares: %llu waits behind the same page, on %zu "
+		"page%s, %s in all (-v lists them)",
+		(unsigned long long)s->waits, s->npages, s->npages == 1 ? "" : "s",
+		ft_fmt_ns(s->wait_ns, b, sizeof(b)));
+	if (remedy(s))
+		ft_wrap(f, 2, "remedy: one task populating the region first "
+			"(MAP_POPULATE, MADV_POPULATE_WRITE or fallocate)");
+}
+
 void ft_sharing_json(FILE *f, const struct ft_sharing *s, double target_pct)
 {
 	int i, k, top;

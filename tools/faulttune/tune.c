@@ -86,6 +86,7 @@ struct tune_ctx {
 	unsigned int seed;	/* as given or drawn: what is printed */
 	unsigned int rng;	/* the state drawn from it */
 	enum ft_fmt fmt;
+	int verbose;		/* -v: the tables and checks; -vv: each run */
 	int full;
 	int threads, threads_set;
 	char **cmd;		/* -- COMMAND [ARGS] */
@@ -234,6 +235,8 @@ static void tune_usage(FILE *f)
 "                      current and the recommended one\n"
 "  -a, --apply         leave the recommended size set\n"
 "  -j, --json          JSON output\n"
+"  -v, --verbose       the model's table, the measured runs and the model\n"
+"                      checks after the verdict; -vv: each run's wall time\n"
 "      --plot FILE     predicted and measured collision wait per size\n"
 "                      (gnuplot; .png, else SVG)\n"
 "      --from FILE...  advice from recordings (faulttune record, trace-cmd\n"
@@ -274,6 +277,7 @@ static const struct option tune_lo[] = {
 	{ "full", no_argument, NULL, 'F' },
 	{ "apply", no_argument, NULL, 'a' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "current", required_argument, NULL, 'c' },
 	{ "from", no_argument, NULL, 1 },
 	{ "knob", required_argument, NULL, 2 },
@@ -412,6 +416,9 @@ static int tune_opt_other(struct tune_ctx *c, int o, const char *arg, int *from)
 	case 'j':
 		c->fmt = FT_FMT_JSON;
 		break;
+	case 'v':
+		c->verbose++;
+		break;
 	case 1:
 		*from = 1;
 		break;
@@ -499,7 +506,7 @@ static int parse_tune(int argc, char **argv, struct tune_ctx *c)
 		c->cmd = argv + dd + 1;
 	optind = 0;
 	opterr = 0;
-	while ((o = getopt_long(dd, argv, "T:m:r:W:P:B:t:s:p:S:Fajh", tune_lo,
+	while ((o = getopt_long(dd, argv, "T:m:r:W:P:B:t:s:p:S:Fajvh", tune_lo,
 				NULL)) != -1) {
 		if (o == 'h') {
 			tune_usage(stdout);
@@ -604,6 +611,26 @@ static int from_child(void *arg)
 		ft_sharing_sort(&c->share);
 		ft_sharing_json(stdout, &c->share, c->target);
 		printf("}\n");
+	} else if (!c->verbose) {
+		char *files = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&files, &len);
+
+		for (i = 0; m && i < c->nfrom; i++)
+			fprintf(m, " %s", c->from[i]);
+		if (m)
+			fclose(m);
+		ft_wrap(stdout, 2, "faulttune tune --from:%s (advice only, nothing "
+			"changed)", files ? files : "");
+		free(files);
+		ft_advice_verdict(stdout, &c->adv, &c->share);
+		if (c->adv.pick.idx >= 0 && !c->adv.pick.keep)
+			printf("boot parameter: hugetlb_fault_mutexes=%u\n",
+			       c->adv.rows[c->adv.pick.idx].size);
+		ft_sharing_short(stdout, &c->share, c->target);
+		ft_wrap(stdout, 2, "-v: the model's table by size, its check "
+			"against the recording%s, who shares", c->nfrom > 1 ?
+			"s" : "");
 	} else {
 		printf("faulttune tune --from:");
 		for (i = 0; i < c->nfrom; i++)
@@ -1216,6 +1243,127 @@ static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 	printf("now:            echo %u > %s\n", rec, c->knob);
 }
 
+/* the default output's confirmation: what the measured runs showed */
+static void confirm_short(const struct tune_ctx *c, const struct confirm *cf,
+			  uint32_t rec)
+{
+	struct size_result *rc = res_find((struct tune_ctx *)c, c->saved);
+	struct size_result *rr = res_find((struct tune_ctx *)c, rec);
+
+	if (c->adv.pick.idx < 0)
+		return;
+	if (c->adv.pick.keep || c->fixed) {
+		ft_wrap(stdout, 2, "measured: collision wait %.2f%% of fault time "
+			"at the current %u over %d runs%s", measured_pct(rc),
+			c->saved, rc ? rc->runs : 0, c->fixed ? "; no other size "
+			"can run on this kernel" : "");
+		return;
+	}
+	if (!cf->have) {
+		ft_wrap(stdout, 2, "measured: %s", cf->text);
+		return;
+	}
+	ft_wrap(stdout, 2, "measured %u against %u: collision wait %.2f%% -> "
+		"%.2f%% of fault time; wall per run %+.1f%% (95%% CI %+.1f%% .. "
+		"%+.1f%%)", rec, c->saved, measured_pct(rc), measured_pct(rr),
+		cf->ci.diff, cf->ci.lo, cf->ci.hi);
+	if (cf->ci.lo <= 0 && cf->ci.hi >= 0)
+		ft_wrap(stdout, 2, "  no wall-time gain is measurable here: the "
+			"interval includes zero (-v: why)");
+	else if (cf->ci.hi < 0)
+		ft_wrap(stdout, 2, "  confirmed: the recommended size is "
+			"measurably faster");
+	else
+		ft_wrap(stdout, 2, "  the recommended size measured slower, which "
+			"the model does not explain (-v)");
+}
+
+/* the default output's model check: one line */
+static void check_short(const struct tune_ctx *c)
+{
+	char bad[160];
+	int i, n = 0, rows = 0;
+
+	bad[0] = '\0';
+	for (i = 0; i < c->nres; i++) {
+		struct ft_check chk;
+
+		ft_decision_check(&c->adv.dec, c->res[i].size, &chk);
+		if (!chk.known || !chk.runs)
+			continue;
+		rows++;
+		if (!chk.fits && n < (int)sizeof(bad))
+			n += snprintf(bad + n, sizeof(bad) - n, " %u", chk.size);
+	}
+	if (!rows)
+		ft_wrap(stdout, 2, "model check: nothing to check at the measured "
+			"sizes");
+	else if (n)
+		ft_wrap(stdout, 2, "model check: the model DOES NOT FIT the runs "
+			"at%s (-v: which way)", bad);
+	else
+		ft_wrap(stdout, 2, "model check: the model fits every measured "
+			"size");
+}
+
+/* tune's default output: the verdict, how to apply it, how it was found */
+static void report_short(const struct tune_ctx *c, const struct confirm *cf,
+			 uint32_t rec)
+{
+	char stop[160], what[256];
+	int i, n = 0;
+
+	if (c->cmd) {
+		n = snprintf(what, sizeof(what), "command");
+		for (i = 0; c->cmd[i] && n < (int)sizeof(what); i++)
+			n += snprintf(what + n, sizeof(what) - n, " %s", c->cmd[i]);
+	} else {
+		snprintf(what, sizeof(what), "workload threads, %d threads, %llu MB",
+			 c->threads, (unsigned long long)(c->bench.size >> 20));
+	}
+	ft_wrap(stdout, 2, "faulttune tune: %s (seed %u, %d runs, %.1f s%s)",
+		what, c->seed, c->runs, c->wall_s, c->fixed ?
+		", recorder: kprobe" : "");
+	ft_advice_verdict(stdout, &c->adv, &c->share);
+	if (c->fixed) {
+		ft_wrap(stdout, 2, "boot parameter: hugetlb_fault_mutexes=%u (on "
+			"a kernel with the faulttune patches)", rec);
+		ft_wrap(stdout, 2, "now:            nothing: this kernel's table "
+			"size (%u) cannot be changed at run time", c->saved);
+	} else {
+		printf("boot parameter: hugetlb_fault_mutexes=%u\n", rec);
+		ft_wrap(stdout, 2, "now:            echo %u > %s", rec, c->knob);
+	}
+	ft_wrap(stdout, 2, "probing: %d runs at %u in %.1f s; %s", c->nprobes,
+		c->saved, c->probe_s, stopped_str(c, stop, sizeof(stop)));
+	confirm_short(c, cf, rec);
+	check_short(c);
+	ft_sharing_short(stdout, &c->share, c->target);
+	ft_wrap(stdout, 2, "-v: the model's table by size, the measured runs, "
+		"the model checks, who shares");
+}
+
+/* -vv: each run, in the order run */
+static void runs_text(const struct tune_ctx *c)
+{
+	int i, *seen = calloc(c->nres ? c->nres : 1, sizeof(*seen));
+
+	if (!seen)
+		return;
+	printf("\nruns (in the order run; wall time, s)\n");
+	for (i = 0; i < c->norder; i++) {
+		struct size_result *r = res_find((struct tune_ctx *)c, c->order[i]);
+		int k = r ? (int)(r - c->res) : -1;
+
+		if (k < 0 || seen[k] >= r->runs)
+			printf("%4d %8u %10s\n", i + 1, c->order[i], "-");
+		else
+			printf("%4d %8u %10.3f\n", i + 1, c->order[i],
+			       r->wall[seen[k]++]);
+	}
+	free(seen);
+}
+
 static void report(struct tune_ctx *c)
 {
 	struct confirm cf;
@@ -1230,8 +1378,12 @@ static void report(struct tune_ctx *c)
 	c->apply_value = rec;
 	if (c->fmt == FT_FMT_JSON)
 		report_json(c, &cf, rec, nmeas);
+	else if (!c->verbose)
+		report_short(c, &cf, rec);
 	else
 		report_text(c, &cf, rec);
+	if (c->fmt != FT_FMT_JSON && c->verbose > 1)
+		runs_text(c);
 	if (c->plot)
 		do_plot(c, rec);
 }

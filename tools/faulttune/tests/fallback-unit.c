@@ -177,7 +177,8 @@ static void ev_marker(struct ft_analysis *a, uint64_t ts, const char *m)
 
 static char *report(struct ft_analysis *a, enum ft_fmt fmt)
 {
-	struct ft_report_opts o = { .file = "synthetic", .fmt = fmt, .top = 10 };
+	struct ft_report_opts o = { .file = "synthetic", .fmt = fmt, .top = 10,
+				     .verbose = 1 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

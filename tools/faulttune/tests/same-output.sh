@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Byte-identical output across a refactor: run report (text, JSON, CSV),
-# tune --from (text, JSON, --threads 64) and the fallback's report on recordings,
+# Byte-identical output across a refactor: run report (text with -v, JSON,
+# CSV, the default), tune --from (text with -v, JSON, --threads 64, the
+# default) and the fallback's report on recordings,
 # keeping stdout, stderr and the exit code of each run in OUTDIR, one file
 # a run.  Run it with the binary before a change and after, then compare
 # the two directories:
@@ -44,13 +45,16 @@ n=0
 for f in "$@"; do
 	dir=$(dirname "$f")
 	b=$(basename "$f" .dat)
-	run "$b.report.txt" report -f "$f"
+	# the text with -v: every table (the default is the verdict alone)
+	run "$b.report.txt" report -v -f "$f"
 	run "$b.report.json" report -j -f "$f"
 	run "$b.report.csv" report -c -f "$f"
-	run "$b.report.top3" report --top 3 "$f"
-	run "$b.tune.txt" tune --from "$f"
+	run "$b.report.top3" report -v --top 3 "$f"
+	run "$b.report.short" report -f "$f"
+	run "$b.tune.txt" tune -v --from "$f"
 	run "$b.tune.json" tune -j --from "$f"
-	run "$b.tune.t64" tune --threads 64 --from "$f"
-	n=$((n + 7))
+	run "$b.tune.t64" tune -v --threads 64 --from "$f"
+	run "$b.tune.short" tune --from "$f"
+	n=$((n + 9))
 done
 echo "$n runs on $# recordings in $OUT"

@@ -43,10 +43,13 @@ set -- $(sample_of < "$W/s.json")
 t $? "--sample-holds 8000: at most 8000 of 32000 kept, sampled ($*)"
 "$FT" report --json --sample-holds 8000 "$W/f.dat" | cmp -s - "$W/s.json"
 t $? "the same sample twice"
-"$FT" report --sample-holds 8000 "$W/f.dat" > "$W/s.txt"
+"$FT" report -v --sample-holds 8000 "$W/f.dat" > "$W/s.txt"
 grep -q "^sample: $1 of 32000 holds" "$W/s.txt" &&
 	grep -q '^what-if: [0-9]* recorded holds (the sample)' "$W/s.txt"
-t $? "the text says so: $(grep '^sample:' "$W/s.txt" | cut -c1-80)"
+t $? "-v says so: $(grep '^sample:' "$W/s.txt" | cut -c1-80)"
+"$FT" report --sample-holds 8000 "$W/f.dat" > "$W/s.short"
+grep -q "^sample: $1 of 32000 holds" "$W/s.short"
+t $? "and the default output: $(grep '^sample:' "$W/s.short" | cut -c1-80)"
 python3 -c 'import json, sys
 a = json.load(sys.stdin)["hugetlb"]["advice"]
 sys.exit(not (a["runs"] > 1 and a["holds"] == int(sys.argv[1])))' "$1" < "$W/s.json"

@@ -68,7 +68,7 @@ t $? "--threads says it simulates"
 	grep -q '^recommendation: ' $W/s.txt &&
 	[ "$(sed 1d $W/s.txt | md5sum)" = "$(sed 1d $W/1.txt | md5sum)" ]
 t $? "tune --from a recording of summaries: the trio's output"
-"$FT" report $W/s.dat >$W/s.rep 2>&1 && "$FT" report $W/a.dat >$W/a.rep 2>&1 &&
+"$FT" report -v $W/s.dat >$W/s.rep 2>&1 && "$FT" report -v $W/a.dat >$W/a.rep 2>&1 &&
 	grep -q '^what-if' $W/s.rep && grep -q '^events: hugetlb 201, memtype 10,' $W/s.rep &&
 	[ "$(sed 1,2d $W/s.rep | md5sum)" = "$(sed 1,2d $W/a.rep | md5sum)" ]
 t $? "report of the summaries: the trio's report, one event per hold"
@@ -119,14 +119,47 @@ sed -n 's/^recommendation: \(keep \)\{0,1\}\([0-9]*\).*/\2/p' $W/m.txt > $W/m.pi
 [ "$(cat $W/m.pick)" -ge 64 ] 2>/dev/null
 t $? "-m 4 below the current 64: recommends $(cat $W/m.pick), not below 64"
 # the model checked against what the recording measured, both variants
-grep -q '^model check at the recorded size' $W/1.txt &&
-	grep -q '^  closed loop predicts' $W/1.txt && grep -q '^  open loop   predicts' $W/1.txt
+"$FT" tune -v --from $W/a.dat >$W/1v.txt 2>&1 &&
+grep -q '^model check at the recorded size' $W/1v.txt &&
+	grep -q '^  closed loop predicts' $W/1v.txt && grep -q '^  open loop   predicts' $W/1v.txt
 t $? "tune --from checks both model variants against the recording"
 grep -q '^settled: not known from one run' $W/1.txt
 t $? "one recording: says that how settled is not known"
 "$FT" tune --from $W/a.dat $W/a.dat $W/b.dat >$W/3.txt 2>&1 &&
 	grep -Eq '^(settled: (with 95% confidence over the 3 runs|the current [0-9]+ meets)|not settled: (the 3 runs cannot separate|3 runs are too few))' $W/3.txt
 t $? "three recordings: says how settled the pick is"
+
+# the default output: the verdict first, short and narrow; -v: the tables
+# short FILE: at most 20 lines of at most 100 columns, the recommendation
+# in the first 5
+short() {
+	[ "$(wc -l < "$1")" -le 20 ] && [ "$(wc -L < "$1")" -le 100 ] &&
+		head -n 5 "$1" | grep -q '^recommendation: '
+}
+"$FT" tune --from $W/a.dat $W/a.dat $W/b.dat >$W/3.txt 2>/dev/null
+bad=0
+for f in 1 3 64 t1 m; do
+	short $W/$f.txt || { bad=1; echo "# $f.txt: $(wc -l < $W/$f.txt) lines, $(wc -L < $W/$f.txt) columns"; }
+done
+t $bad "tune --from: at most 20 lines of 100 columns, the recommendation in the first 5"
+"$FT" report $W/a.dat >$W/r.txt 2>/dev/null && short $W/r.txt &&
+	"$FT" report $W/s.dat >$W/r.txt 2>/dev/null && short $W/r.txt
+t $? "report: at most 20 lines of 100 columns, the recommendation in the first 5 ($(wc -l < $W/r.txt) x $(wc -L < $W/r.txt))"
+grep -q '^boot parameter: hugetlb_fault_mutexes=' $W/1.txt && grep -q '^cause: ' $W/1.txt &&
+	grep -Eq '^(not )?settled: ' $W/1.txt
+t $? "tune --from: the verdict says the boot parameter, the cause, how settled"
+"$FT" tune --verbose --from $W/a.dat >$W/v.txt 2>&1 &&
+	grep -q '^    size       memory  coll_wait' $W/v.txt && grep -q '<- recommended' $W/v.txt &&
+	grep -q '^who shares: ' $W/v.txt && grep -q '^  page (mapping:index)' $W/v.txt &&
+	! grep -q '^    size       memory  coll_wait' $W/1.txt
+t $? "tune --from -v: the model's table and who shares, which the default leaves out"
+"$FT" report -v $W/a.dat >$W/rv.txt 2>&1
+bad=$?
+for h in '^op  ' '^bucket/size ' '^what-if: ' '^predicted collision wait by table size' \
+	'^model check at the recorded size' '^memtype_lock (x86 PAT)'; do
+	grep -q "$h" $W/rv.txt || { bad=1; echo "# report -v: no $h"; }
+done
+t $bad "report -v: the tables by op, bucket and memtype, the what-if and its chart, the model check"
 
 rm -rf $W
 echo "1..$n"

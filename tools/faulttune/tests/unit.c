@@ -531,7 +531,8 @@ static void test_contention_fallback(void)
 	EQ(a.lockaddrs.n, 1);
 	{
 		/* the columns are honest: no hold times, the flags shown */
-		struct ft_report_opts o = { .file = "x.dat", .top = 10 };
+		struct ft_report_opts o = { .file = "x.dat", .top = 10,
+					     .verbose = 1 };
 		char *out = NULL, *row;
 		size_t len = 0;
 		FILE *f = open_memstream(&out, &len);
@@ -605,7 +606,8 @@ static void test_memtype(void)
 	EQ(a.unpaired_start + a.unpaired_acquire + a.unpaired_release, 0);
 	{
 		/* the report names the lock side each op takes */
-		struct ft_report_opts o = { .file = "t", .top = 5, .max_size = 64 };
+		struct ft_report_opts o = { .file = "t", .top = 5, .max_size = 64,
+					     .verbose = 1 };
 		char *text = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&text, &len);

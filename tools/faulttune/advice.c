@@ -384,9 +384,9 @@ void ft_advice_table(FILE *f, const struct ft_advice *adv)
 				"threads out, it simulates the %d\n", adv->threads,
 				adv->concurrency, k * adv->concurrency);
 	}
-	fprintf(f, "%8s %12s %10s %8s %10s %11s %8s %8s %6s\n", "size", "memory",
-		"coll_wait", "+-se", "sharing", "collisions", "closed", "open",
-		"meets");
+	fprintf(f, "%8s %12s %10s %8s %10s %14s %8s %8s %6s\n", "size",
+		"memory", "coll%", "+-se%", "share%", "collisions/run",
+		"closed%", "open%", "meets");
 	for (i = 0; i < adv->n; i++) {
 		const struct ft_model_row *r = &adv->rows[i];
 		char se[16], pk[16];
@@ -397,7 +397,7 @@ void ft_advice_table(FILE *f, const struct ft_advice *adv)
 		else
 			snprintf(se, sizeof(se), "-");
 		snprintf(pk, sizeof(pk), "%s", meets_str(d, i));
-		fprintf(f, "%8u %12s %9.2f%% %8s %9.2f%% %11.1f %7.2f%% %7.2f%% "
+		fprintf(f, "%8u %12s %9.2f%% %8s %9.2f%% %14.1f %7.2f%% %7.2f%% "
 			"%6s%s%s\n", r->size, mem, r->coll_pct, se, r->share_pct,
 			r->collisions, d->rows[FT_LOOP_CLOSED][i].coll_pct,
 			d->rows[FT_LOOP_OPEN][i].coll_pct, pk,
@@ -405,9 +405,10 @@ void ft_advice_table(FILE *f, const struct ft_advice *adv)
 			i == adv->pick.idx && !adv->pick.keep ?
 			"  <- recommended" : "");
 	}
-	fprintf(f, "coll_wait, sharing: predicted wait as a share of fault time "
-		"(request to release), by %s; +-se: standard error over the %s; "
-		"closed, open: each variant's prediction; meets: the target, "
+	fprintf(f, "coll%%, share%%: predicted collision and true sharing wait, "
+		"%% of fault time (request to release), by %s; +-se%%: standard "
+		"error over the %s; collisions/run: predicted; closed%%, open%%: "
+		"each variant's coll%%; meets: the target, "
 		"with 95%% confidence over the runs (yes), or not excluded "
 		"(maybe)\nmemory: %s\n", used_str(d->used),
 		adv->nruns > 1 ? "runs" : "runs (one run: none)",

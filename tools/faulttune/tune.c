@@ -1016,8 +1016,8 @@ static void check_text(const struct tune_ctx *c)
 	}
 	printf("model check at the measured sizes (measured and predicted "
 	       "collision wait over the active runs at each size, +- se)\n");
-	printf("%8s %5s %10s %8s %10s %8s  %s\n", "size", "runs", "measured",
-	       "+-se", "predicted", "+-se", "");
+	printf("%8s %5s %10s %8s %10s %8s  %s\n", "size", "runs", "measured%",
+	       "+-se%", "predicted%", "+-se%", "");
 	for (i = 0; i < c->nres; i++) {
 		struct ft_check chk;
 
@@ -1218,22 +1218,22 @@ static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 		return;
 	}
 	printf("\nmeasured (interleaved in the seed's order)\n");
-	printf("%8s %5s %10s %8s %10s %10s %10s %8s\n", "size", "runs",
-	       "wall/run", "+-sd", "coll_wait", "contended", "collisions",
+	printf("%8s %5s %10s %8s %10s %14s %14s %8s\n", "size", "runs",
+	       "wall/run", "+-sd", "coll%", "contended/run", "collisions/run",
 	       "lost");
 	for (i = 0; i < c->nres; i++) {
 		struct size_result *r = &c->res[i];
 		double m, sd;
 
 		mean_sd(r->wall, r->runs, &m, &sd);
-		printf("%8u %5d %9.3fs %7.3fs %9.2f%% %10.1f %10.1f %8llu\n",
+		printf("%8u %5d %9.3fs %7.3fs %9.2f%% %14.1f %14.1f %8llu\n",
 		       r->size, r->runs, m, sd, measured_pct(r),
 		       r->runs ? (double)r->contended / r->runs : 0.0,
 		       r->runs ? (double)r->collisions / r->runs : 0.0,
 		       (unsigned long long)r->lost);
 	}
-	printf("coll_wait: measured collision wait, share of fault time; "
-	       "contended, collisions: per run\n\n");
+	printf("coll%%: measured collision wait, %% of fault time; wall/run, "
+	       "+-sd: seconds\n\n");
 	check_text(c);
 	putchar('\n');
 	ft_advice_line(stdout, &c->adv);

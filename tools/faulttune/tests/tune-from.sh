@@ -149,9 +149,9 @@ grep -q '^boot parameter: hugetlb_fault_mutexes=' $W/1.txt && grep -q '^cause: '
 	grep -Eq '^(not )?settled: ' $W/1.txt
 t $? "tune --from: the verdict says the boot parameter, the cause, how settled"
 "$FT" tune --verbose --from $W/a.dat >$W/v.txt 2>&1 &&
-	grep -q '^    size       memory  coll_wait' $W/v.txt && grep -q '<- recommended' $W/v.txt &&
+	grep -q '^    size       memory      coll%' $W/v.txt && grep -q '<- recommended' $W/v.txt &&
 	grep -q '^who shares: ' $W/v.txt && grep -q '^  page (mapping:index)' $W/v.txt &&
-	! grep -q '^    size       memory  coll_wait' $W/1.txt
+	! grep -q '^    size       memory      coll%' $W/1.txt
 t $? "tune --from -v: the model's table and who shares, which the default leaves out"
 "$FT" report -v $W/a.dat >$W/rv.txt 2>&1
 bad=$?

@@ -1031,9 +1031,16 @@ static void print_short(FILE *f, const struct rep *r)
 		ft_wrap(f, 2, "sample: %zu of %llu holds, which the model and the "
 			"what-if use (-v: how drawn)", a->nholds,
 			(unsigned long long)a->sample.holds);
-	ft_wrap(f, 2, "-v: the counts, the tables by op and bucket, the what-if, "
-		"the model check%s", a->nev[FT_LK_CONTENTION] ?
-		", lock:contention" : "");
+	if (hugetlb)
+		ft_wrap(f, 2, "-v: the counts, the tables by op and bucket, the "
+			"what-if, the model check%s", a->nev[FT_LK_CONTENTION] ?
+			", the lock:contention waits" : "");
+	else if (a->nev[FT_LK_CONTENTION])
+		ft_wrap(f, 2, "-v: the counts, the contended locks, the waits by "
+			"op%s", a->nev[FT_LK_MEMTYPE] ? ", memtype_lock" : "");
+	else
+		ft_wrap(f, 2, "-v: the counts%s", a->nev[FT_LK_MEMTYPE] ?
+			", memtype_lock's table" : "");
 }
 
 static void print_text(FILE *f, const struct rep *r)

@@ -80,8 +80,17 @@ else
 fi
 check "trace-cmd report reads the file" sh -c "trace-cmd report '$W/f.dat' > '$W/f.txt' 2>/dev/null"
 
-"$FT" report "$W/f.dat" > "$W/f.rep" 2>"$W/f.rerr"
+"$FT" report -v "$W/f.dat" > "$W/f.rep" 2>"$W/f.rerr"
+check "report -v exits 0" [ $? = 0 ]
+# the default output: the fallback's verdict first, short and narrow; the
+# tables (checked below on -v's text) are not in it
+"$FT" report "$W/f.dat" > "$W/f.short" 2>/dev/null
 check "report exits 0" [ $? = 0 ]
+check "report: at most 20 lines of 100 columns ($(wc -l < "$W/f.short") x $(wc -L < "$W/f.short"))" \
+	sh -c "[ \$(wc -l < '$W/f.short') -le 20 ] && [ \$(wc -L < '$W/f.short') -le 100 ]"
+check "report: the verdict in the first 5 lines, no table" \
+	sh -c "head -n 5 '$W/f.short' | grep -q '^verdict: [a-z-]*: ' && ! grep -q '^contended locks' '$W/f.short'"
+sed 's/^/# /' "$W/f.short"
 "$FT" report --json "$W/f.dat" > "$W/f.json" 2>>"$W/f.rerr"
 check "report --json exits 0 and is JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$W/f.json"
 sed -n '/^lock:contention/,$p' "$W/f.rep" | head -30 | sed 's/^/# /'

@@ -39,8 +39,14 @@ if [ ! -d $T/events/hugetlb ]; then
 	t $? "trace-cmd report reads the file"
 	grep -q '=> hugetlb_fault' $W/s.txt
 	t $? "trace-cmd report names the stacks from the file's kallsyms"
-	faulttune report --top 100000 $W/s.dat >$W/s.rep 2>&1
-	t $? "faulttune report reads it"
+	faulttune report -v --top 100000 $W/s.dat >$W/s.rep 2>&1
+	t $? "faulttune report -v reads it"
+	# the default output: the fallback's verdict, short and narrow
+	faulttune report $W/s.dat >$W/s.short 2>/dev/null &&
+		[ "$(wc -l < $W/s.short)" -le 20 ] && [ "$(wc -L < $W/s.short)" -le 100 ] &&
+		head -n 5 $W/s.short | grep -q '^verdict: [a-z-]*: ' &&
+		! grep -q '^contended locks' $W/s.short
+	t $? "faulttune report: the verdict in the first 5 lines, $(wc -l < $W/s.short) lines of at most $(wc -L < $W/s.short) columns, no table"
 	faulttune report --json --top 100000 $W/s.dat >$W/s.json 2>&1
 	t $? "faulttune report --json reads it"
 	sed -n '/^lock:contention/,$p' $W/s.rep | head -40 | sed 's/^/# /'
@@ -106,7 +112,7 @@ if [ ! -d $T/events/hugetlb ]; then
 		wait $hold 2>/dev/null
 		faulttune report --json --top 100000 $W/m.dat >$W/m.json 2>&1
 		t $? "faulttune report --json reads it"
-		faulttune report $W/m.dat 2>&1 | sed -n '/^memtype_lock waits/,/^all/p' | sed 's/^/# /'
+		faulttune report -v $W/m.dat 2>&1 | sed -n '/^memtype_lock waits/,/^all/p' | sed 's/^/# /'
 		mw=$(after '"memtype_lock":{"total":{"name":"all","waits":' $W/m.json)
 		ops=$(( $(opwaits reserve $W/m.json) + $(opwaits free $W/m.json) +
 			$(opwaits lookup $W/m.json) + $(opwaits list $W/m.json) ))

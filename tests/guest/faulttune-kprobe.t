@@ -76,8 +76,17 @@ t $? "trace-cmd report shows the measured probe cost in the start marker"
 ! grep -q ' cal_[abc]: ' $W/k.txt
 t $? "and no event of the calibration's probes"
 
-faulttune report --top 5 $W/k.dat >$W/k.rep 2>&1
-t $? "faulttune report reads it"
+faulttune report -v --top 5 $W/k.dat >$W/k.rep 2>&1
+t $? "faulttune report -v reads it"
+# the default output: the verdict, and not the lock:contention fallback's
+# section (raw lock addresses) after it: that is behind -v
+faulttune report $W/k.dat >$W/k.short 2>/dev/null &&
+	[ "$(wc -l < $W/k.short)" -le 20 ] && [ "$(wc -L < $W/k.short)" -le 100 ] &&
+	head -n 5 $W/k.short | grep -Eq '^recommendation: (keep )?[0-9]+' &&
+	! grep -q 'lock:contention_begin/end fallback' $W/k.short &&
+	! grep -q '^contended locks' $W/k.short
+t $? "faulttune report: the verdict first, $(wc -l < $W/k.short) lines of at most $(wc -L < $W/k.short) columns, no fallback section"
+sed 's/^/# /' $W/k.short
 faulttune report --json $W/k.dat >$W/k.json 2>&1
 t $? "faulttune report --json reads it"
 sed -n '/^source: kprobe/,/^  acquisitions/p' $W/k.rep | sed 's/^/# /'
@@ -131,8 +140,8 @@ if [ $kernel = stock ]; then
 	t $? "stock: --json gives the boot parameter, not adjustable at run time, no measuring"
 	[ -n "$nb" ] && [ "$(jnum saved $W/tl.json)" = "$nb" ]
 	t $? "stock: the current size is the kernel's ($(jnum saved $W/tl.json), record's marker: ${nb:-?})"
-	faulttune tune -P 3 -B 4 --budget-time 20 -W 0 -t 2 -s 16M >$W/tt.out 2>$W/tt.err
-	t $? "stock: tune (the built-in workload) probes with the kprobe recorder"
+	faulttune tune -v -P 3 -B 4 --budget-time 20 -W 0 -t 2 -s 16M >$W/tt.out 2>$W/tt.err
+	t $? "stock: tune -v (the built-in workload) probes with the kprobe recorder"
 	grep -E '^(probing|measuring|recommendation|now|boot parameter|predicted):' $W/tt.out | sed 's/^/# /'
 	grep -q "^now: .*table size ($nb) cannot be changed at run time" $W/tt.out &&
 		grep -q '^boot parameter: hugetlb_fault_mutexes=[0-9]' $W/tt.out &&
@@ -140,6 +149,13 @@ if [ $kernel = stock ]; then
 		grep -q '^measuring: skipped: .*fixed at boot' $W/tt.out &&
 		! grep -q '^measured (interleaved' $W/tt.out
 	t $? "stock: the text says the size cannot change at run time, skips measuring in one line, gives the boot parameter"
+	faulttune tune -P 3 -B 4 --budget-time 20 -W 0 -t 2 -s 16M >$W/ts.out 2>/dev/null &&
+		[ "$(wc -l < $W/ts.out)" -le 20 ] && [ "$(wc -L < $W/ts.out)" -le 100 ] &&
+		head -n 5 $W/ts.out | grep -Eq '^recommendation: (keep )?[0-9]+' &&
+		grep -q '^boot parameter: hugetlb_fault_mutexes=[0-9]' $W/ts.out &&
+		grep -q "^now: .*table size ($nb) cannot be changed at run time" $W/ts.out
+	t $? "stock: tune's default output: the verdict and the boot parameter, $(wc -l < $W/ts.out) lines of at most $(wc -L < $W/ts.out) columns"
+	sed 's/^/# /' $W/ts.out
 	! grep -q 'restored to' $W/tt.err
 	t $? "stock: no knob restore message"
 	[ ! -e $knob ] && [ "$(ours)" = 0 ] && [ "$(insts)" = 0 ] &&
@@ -265,7 +281,7 @@ if [ $kernel = patched ]; then
 		t $? "$w: record the faulttune events and the kprobe recorder together"
 		faulttune report --json $W/b-$w.dat >$W/b.json 2>&1
 		t $? "$w: report --json reads it"
-		faulttune report $W/b-$w.dat 2>&1 | sed -n '/^source: /,/kprobe - event/p' | sed 's/^/# /'
+		faulttune report -v $W/b-$w.dat 2>&1 | sed -n '/^source: /,/kprobe - event/p' | sed 's/^/# /'
 		grep -q '"source":"events"' $W/b.json &&
 			faulttune report --json --source=kprobe $W/b-$w.dat 2>/dev/null |
 			grep -q '"source":"kprobe"'

@@ -52,8 +52,8 @@ acq=$(sed -n 's/.*"hugetlb":{"total":{"name":"all","acquisitions":\([0-9]*\).*/\
 t $? "at least one acquisition per faulted page ($acq >= 16 pages x 2 reps)"
 trace-cmd report $W/a.dat 2>/dev/null | grep -q 'phase=bench shape=threads'
 t $? "bench phase markers are in the file"
-faulttune report $W/a.dat >$W/a.txt 2>&1 && grep -q '^what-if' $W/a.txt
-t $? "text report has the what-if table"
+faulttune report -v $W/a.dat >$W/a.txt 2>&1 && grep -q '^what-if' $W/a.txt
+t $? "text report -v has the what-if table"
 faulttune report --csv $W/a.dat >$W/a.csv 2>&1 && head -n 1 $W/a.csv | grep -q '^section,name,acquisitions'
 t $? "csv report has its header"
 
@@ -77,7 +77,7 @@ if [ -e $T/events/hugetlb/hugetlb_fault_mutex_hold ]; then
 	[ "$u" = 0 ]
 	t $? "record --trio: every sequence pairs ($u unpaired)"
 	# the record's table, what-if and advice read either form
-	faulttune report $W/t.dat >$W/t.txt 2>&1 && grep -q '^what-if' $W/t.txt &&
+	faulttune report -v $W/t.dat >$W/t.txt 2>&1 && grep -q '^what-if' $W/t.txt &&
 		faulttune tune --from $W/a.dat >$W/a.tune 2>&1 && faulttune tune --from $W/t.dat >$W/t.tune 2>&1 &&
 		grep -q '^recommendation: ' $W/a.tune && grep -q '^recommendation: ' $W/t.tune
 	t $? "report and tune --from read the summaries and the trio"

@@ -39,17 +39,36 @@ t $? "no faulttune instance left"
 [ "$(cat $T/tracing_on $T/set_event | md5sum)" = "$before" ]
 t $? "top-level tracing_on and set_event unchanged"
 
-faulttune tune --knob $K -r 2 -P 1 -B 2 -W 0 -s 16M -m 16 >$W/t.txt 2>&1
+# the default output is the verdict: at most 20 lines of 100 columns, the
+# recommendation in the first 5; -v adds the tables and checks
+short() {
+	[ "$(wc -l < "$1")" -le 20 ] && [ "$(wc -L < "$1")" -le 100 ] &&
+		head -n 5 "$1" | grep -q '^recommendation: '
+}
+faulttune tune --knob $K -r 2 -P 1 -B 2 -W 0 -s 16M -m 16 >$W/t.txt 2>/dev/null
 t $? "tune (text) exits 0"
-grep -Eq '^recommendation: (keep )?[0-9]+: predicted collision wait ' $W/t.txt
-t $? "prints the recommendation line"
-grep -q '^true sharing: ' $W/t.txt && grep -q '^confirmation: ' $W/t.txt
-t $? "prints true sharing apart and the confirmation"
+short $W/t.txt
+t $? "the default output: the verdict first, $(wc -l < $W/t.txt) lines of at most $(wc -L < $W/t.txt) columns"
+sed 's/^/# tune: /' $W/t.txt
 grep -q '^boot parameter: hugetlb_fault_mutexes=' $W/t.txt &&
-	grep -q "^now: *echo [0-9]* > $K" $W/t.txt
-t $? "prints the boot parameter and the echo command"
-grep -q '^memory: sizeof(struct mutex) ' $W/t.txt
-t $? "says how it knows the size of a mutex: $(grep '^memory:' $W/t.txt | cut -c1-80)"
+	grep -q "^now: *echo [0-9]* > $K" $W/t.txt && grep -q '^cause: ' $W/t.txt &&
+	grep -Eq '^(not )?settled: ' $W/t.txt
+t $? "prints the boot parameter, the echo command, the cause and how settled"
+! grep -q '^measured (interleaved' $W/t.txt && ! grep -q '^memory: ' $W/t.txt
+t $? "and no table"
+faulttune tune -v --knob $K -r 2 -P 1 -B 2 -W 0 -s 16M -m 16 >$W/tv.txt 2>&1
+t $? "tune -v exits 0"
+grep -Eq '^recommendation: (keep )?[0-9]+: predicted collision wait ' $W/tv.txt
+t $? "prints the recommendation line"
+grep -q '^true sharing: ' $W/tv.txt && grep -q '^confirmation: ' $W/tv.txt
+t $? "-v prints true sharing apart and the confirmation"
+grep -q '^boot parameter: hugetlb_fault_mutexes=' $W/tv.txt &&
+	grep -q "^now: *echo [0-9]* > $K" $W/tv.txt
+t $? "-v prints the boot parameter and the echo command"
+grep -q '^memory: sizeof(struct mutex) ' $W/tv.txt &&
+	grep -q '^measured (interleaved in the seed' $W/tv.txt &&
+	grep -q '^model check at the measured sizes' $W/tv.txt
+t $? "-v: the tables; how it knows the size of a mutex: $(grep '^memory:' $W/tv.txt | cut -c1-80)"
 # Without BTF the size comes from the table's own memory (/proc/kcore): on
 # the guest kernels, which have lock debugging (/proc/lockdep), more than
 # the 32 bytes of a production x86_64 mutex, a whole number of words; on a
@@ -144,6 +163,13 @@ t $? "recommends from the recording: $(grep '^recommendation:' $W/r1.txt | cut -
 faulttune report $W/r.dat 2>/dev/null | grep '^recommendation: ' >$W/rep.line
 grep '^recommendation: ' $W/r1.txt | cmp -s - $W/rep.line
 t $? "faulttune report prints the same recommendation line"
+faulttune report $W/r.dat >$W/rep.txt 2>/dev/null && short $W/rep.txt && short $W/r1.txt
+t $? "report and tune --from of a real recording: the verdict first, short ($(wc -l < $W/rep.txt) x $(wc -L < $W/rep.txt), $(wc -l < $W/r1.txt) x $(wc -L < $W/r1.txt))"
+faulttune report -v $W/r.dat >$W/repv.txt 2>/dev/null && grep -q '^what-if: ' $W/repv.txt &&
+	grep -q '^bucket/size ' $W/repv.txt && faulttune tune -v --from $W/r.dat 2>/dev/null |
+	grep -q '^ *[0-9]* .* <- current'
+t $? "report -v and tune --from -v: the tables"
+sed 's/^/# report: /' $W/rep.txt
 [ "$(cat $K)" = "$saved" ]
 t $? "--from changed nothing (knob $saved)"
 trace-cmd record -e hugetlb -o $W/tc.dat faulttune bench -t 4 -s 32M -r 2 >/dev/null 2>&1
@@ -227,7 +253,7 @@ keeps qemu-shared 10 sh -c "$qshare"
 # no size can collide, so every tune must keep the current size (issue
 # 32's goal: 9 of 10); 16M (8 pages) collided at 32 in most tunes
 keeps share 10 faulttune bench -w share -t 4 -s 2M -r 1
-faulttune tune --knob $K -r 2 -P 3 -B 6 -W 0 -- sh -c "$qshare" >$W/ft.txt 2>&1
+faulttune tune -v --knob $K -r 2 -P 3 -B 6 -W 0 -- sh -c "$qshare" >$W/ft.txt 2>&1
 t $? "tune (text) of three QEMUs sharing one file exits 0"
 sed 's/^/# qemu-shared: /' $W/ft.txt | grep -E 'idle runs|model check|settled|current:|recommendation|sharing|shares|remedy|keep|^# qemu-shared:   0x' | cut -c1-200
 # a model-check header must have rows under it; none of the old empty lines

@@ -978,7 +978,9 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 
 static void do_plot(struct tune_ctx *c, uint32_t rec);
 
-static const char *stopped_str(const struct tune_ctx *c, char *buf, size_t len)
+/* below: the text goes on with the decision on all the runs (-v) */
+static const char *stopped_str(const struct tune_ctx *c, int below, char *buf,
+			       size_t len)
 {
 	if (!c->stopped)
 		snprintf(buf, len, "interrupted");
@@ -989,8 +991,8 @@ static const char *stopped_str(const struct tune_ctx *c, char *buf, size_t len)
 		snprintf(buf, len, "the budget (%s) ran out with the pick "
 			 "(%u) not settled%s", !strcmp(c->stopped, "runs") ?
 			 "--budget runs" : "--budget-time seconds",
-			 c->probe_pick, c->fixed ? "" : "; the decision below "
-			 "adds the measured runs");
+			 c->probe_pick, c->fixed || !below ? "" : "; the "
+			 "decision below adds the measured runs");
 	return buf;
 }
 
@@ -1185,7 +1187,7 @@ static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 		       c->seed, c->reps, c->nprobes, c->probes, c->budget_runs,
 		       c->budget_s, c->warmup, c->runs, c->wall_s);
 	printf("probing: %d runs at %u in %.1f s; %s\n", c->nprobes, c->saved,
-	       c->probe_s, stopped_str(c, stop, sizeof(stop)));
+	       c->probe_s, stopped_str(c, 1, stop, sizeof(stop)));
 	if (c->fixed)
 		printf("the decision below is on the %d probe runs\n",
 		       c->adv.nruns);
@@ -1336,7 +1338,7 @@ static void report_short(const struct tune_ctx *c, const struct confirm *cf,
 		ft_wrap(stdout, 2, "now:            echo %u > %s", rec, c->knob);
 	}
 	ft_wrap(stdout, 2, "probing: %d runs at %u in %.1f s; %s", c->nprobes,
-		c->saved, c->probe_s, stopped_str(c, stop, sizeof(stop)));
+		c->saved, c->probe_s, stopped_str(c, 0, stop, sizeof(stop)));
 	confirm_short(c, cf, rec);
 	check_short(c);
 	ft_sharing_short(stdout, &c->share, c->target);

@@ -15,9 +15,9 @@
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
 # Kernel: KVER=7.3|6.12 picks the kernel of kernel, kernel-stock, selftests,
-# image, vm, run, series-check and patches (norw, bench and mutation-check
-# are 6.12's; kernel-deb is 6.12's unless KVER is given); make check and
-# kernel-files take both.
+# image, vm, run, series-check and patches (norw and bench are 6.12's;
+# kernel-deb is 6.12's unless KVER is given); make check, kernel-files and
+# mutation-check take both.
 # Bench knobs: BENCH_ROUNDS BENCH_SIZE BENCH_REPS BENCH_TUNE_REPS BENCH_FAULTS
 #              BENCH_SPEED=first|all|none (see tests/bench.sh)
 

@@ -33,16 +33,23 @@ for opt in $gone; do
 	! grep -rqx --include='Kconfig*' "\(menu\)\?config ${opt#CONFIG_}" "$src" ||
 		die "$opt is marked gone, but $src's Kconfig still defines it"
 done
-for frag in "$@"; do
+# Each option as its last fragment sets it (merge_config's rule: a later
+# fragment overrides an earlier one, as systemd.config turns NET on).
+seen=" "
+for ((i = $#; i >= 1; i--)); do
+	frag=${!i}
 	while IFS= read -r line; do
+		case $line in CONFIG_*=*) ;; *) continue;; esac
 		case " $gone " in *" ${line%%=*} "*) continue;; esac
+		case $seen in *" ${line%%=*} "*) continue;; esac
 		case $line in
 		CONFIG_*=n) opt=${line%%=*}
 			grep -q "^$opt=" "$tmp/.config" && die "$opt is set in .config but $frag asks =n";;
 		CONFIG_*=*) grep -qxF "$line" "$tmp/.config" ||
 			die "$line from $(basename "$frag") did not survive olddefconfig (unmet dependency?); .config has: $(grep "^${line%%=*}=\|# ${line%%=*} is not set" "$tmp/.config" || echo nothing)";;
 		esac
-	done < "$frag"
+		seen="$seen${line%%=*} "
+	done < <(tac "$frag")
 done
 
 mkdir -p "$obj"

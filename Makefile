@@ -6,9 +6,10 @@
 #                 (KVER=7.3, mainline, by default; KVER=6.12 for the LTS series)
 #   make check    the tests: tool, host tracefs, kernel build, guest suites
 #   make check-long  the slowest tests, left out of make check
+#   make check-systemd  faulttune-watch.service under systemd (Debian rootfs)
 #   make bench    the performance table (patched vs stock, one run)
 #
-# Other targets: deps kernel kernel-stock kernel-norw kernel-files series-check patches tool
+# Other targets: deps kernel kernel-stock kernel-norw kernel-systemd kernel-files series-check patches tool
 # selftests image vm mutation-check suite-table bench-programs bench-resize
 # bench-machine clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
@@ -67,8 +68,8 @@ KCONFIG_6.12	:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.conf
 KCONFIG_7.3	:= $(KCONFIG_6.12) $(TOP)/kernel/config/7.3.config
 KCONFIG		:= $(KCONFIG_$(KVER))
 
-.PHONY: all deps kernel kernel-stock kernel-norw kernel-files series-check patches tool selftests image vm run \
-	check check-long check-distro mutation-check suite-table bench bench-programs bench-resize bench-machine clean install uninstall deb kernel-deb kernel-deb-boot \
+.PHONY: all deps kernel kernel-stock kernel-norw kernel-systemd kernel-files series-check patches tool selftests image vm run \
+	check check-long check-distro check-systemd mutation-check suite-table bench bench-programs bench-resize bench-machine clean install uninstall deb kernel-deb kernel-deb-boot \
 	$(foreach v,$(KVERS),kernel-$(v) kernel-stock-$(v) selftests-$(v) image-$(v))
 
 all: kernel tool image
@@ -181,6 +182,21 @@ check-long: $(CHECK_DEPS)
 # on the kernels people run (tests/check.sh distro; not in check-long)
 check-distro: tool image-6.12
 	@$(TOP)/tests/check.sh distro
+
+# faulttune-watch.service under a real systemd (Debian 12 rootfs from
+# mmdebstrap, cached in /var/cache/faulttune) on the 6.12 kernels with
+# kernel/config/systemd.config on top: systemd as init needs cgroups,
+# AF_UNIX, inotify and file handles, which the guest kernels leave out.
+# Their own trees' sources, objects in build/systemd/{stock,patched}.
+KCONFIG_SYSTEMD	:= $(KCONFIG_6.12) $(TOP)/kernel/config/systemd.config
+kernel-systemd: $(BUILD)/stock/src.stamp $(BUILD)/patched/src.stamp
+	@for k in stock patched; do \
+		mkdir -p $(BUILD)/systemd/$$k && ln -sfn ../../$$k/src $(BUILD)/systemd/$$k/src && \
+		$(SCRIPTS)/build-kernel.sh $(BUILD)/systemd/$$k $(KCONFIG_SYSTEMD) || exit 1; \
+	done
+
+check-systemd: tool kernel-systemd
+	@$(TOP)/tests/systemd-unit.sh
 
 # each deliberately broken kernel in tests/mutants must fail the guest test
 # its Test: line names (kernel-race.t by default; kernel-paths.t), on the

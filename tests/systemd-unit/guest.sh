@@ -46,9 +46,10 @@ workload_start() {
 }
 workload_stop() { kill $wl 2>/dev/null; wait $wl 2>/dev/null; }
 
+systemctl list-jobs --no-pager 2>&1 | sed 's/^/# jobs at start: /'
 [ "$(cat /proc/1/comm)" = systemd ]
 t $? "systemd is PID 1 ($(cat /proc/1/comm), $(systemctl --version | head -1))"
-echo "# kernel $(uname -r), $VARIANT expected; faulttune at $BIN"
+echo "# kernel $(uname -r), $VARIANT expected; faulttune at $BIN; the test starts $(cut -d' ' -f1 /proc/uptime) s after boot"
 poll $WAIT [ -w $T/kprobe_events ]
 t $? "tracefs is mounted at $T (systemd's sys-kernel-tracing.mount)"
 
@@ -199,5 +200,5 @@ t $? "systemctl stop ends the pending restart ($(state ActiveState))"
 workload_stop
 [ "$(probes)" = 0 ] && [ "$(insts)" = 0 ]
 t $? "still nothing left at the end"
-echo "# $n tests"
+echo "# $n tests; done $(cut -d' ' -f1 /proc/uptime) s after boot"
 exit $fail

@@ -72,7 +72,7 @@ done
 # report on a synthetic recording: 4 threads, 50 faults each, table of 8
 make -s -C "$ft" tests/synth > /dev/null 2>&1
 "$ft/tests/synth" "$tmp/s.dat" 4 50 8 > /dev/null 2>&1
-"$bin" report -m 32 "$tmp/s.dat" > "$tmp/report" 2>&1
+"$bin" report -v -m 32 "$tmp/s.dat" > "$tmp/report" 2>&1
 rc=$?
 [ $rc = 0 ] || diag "$tmp/report"
 check "installed faulttune report on a synthetic recording: exit 0, what-if table 1..32 (exit $rc)" \

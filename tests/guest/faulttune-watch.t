@@ -30,8 +30,9 @@ wp=$!
 done) &
 bp=$!
 # between the first and the second window, somebody else resizes the table
+# (w.json may not exist yet: the background shell creates it)
 i=0
-while [ "$(grep -c . $W/w.json)" -lt 1 ] && [ $i -lt 600 ]; do
+while [ "$(cat $W/w.json 2>/dev/null | grep -c .)" -lt 1 ] && [ $i -lt 600 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done

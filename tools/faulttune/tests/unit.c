@@ -512,6 +512,145 @@ static void test_whatif_consistent(void)
 	ft_analysis_free(&a);
 }
 
+/*
+ * The detectors fire: a bucket that is not hash & (nbuckets - 1), a hash
+ * that is not jhash2(mapping, index) and lost events are counted exactly
+ * and reported (warnings in the text, counts in the JSON); a clean stream
+ * of the same keys counts none.  Until issue 42 these counts were only
+ * ever asserted at 0.
+ */
+static void hev_raw(struct ft_analysis *a, int kind, int pid, uint64_t ts,
+		    uint64_t m, uint64_t i, uint32_t hash, uint32_t bucket,
+		    uint32_t nb)
+{
+	struct ft_event ev = {
+		.ts = ts, .pid = pid, .lock = FT_LK_HUGETLB, .kind = kind,
+		.mapping = m, .index = i, .hash = hash, .bucket = bucket,
+		.nbuckets = nb, .hold_ns = kind == FT_EV_RELEASE ||
+		kind == FT_EV_HOLD ? 10 : 0,
+	};
+	ft_analysis_feed(a, &ev);
+}
+
+static char *report_of(struct ft_analysis *a, enum ft_fmt fmt)
+{
+	struct ft_report_opts o = { .file = "x.dat", .top = 10, .fmt = fmt };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	EQ(ft_report_print(f, a, &o), 0);
+	fclose(f);
+	return out;
+}
+
+static void test_detectors(void)
+{
+	const uint64_t m = 0xffff888012340000ULL;
+	struct ft_analysis a;
+	char *txt, *js, want[160];
+	uint64_t t = 1000;
+	uint32_t h;
+	int i, pass;
+
+	/* pass 0: the keys with the kernel's hash and bucket; pass 1: planted */
+	for (pass = 0; pass < 2; pass++) {
+		ft_analysis_init(&a);
+		for (i = 0; i < 12; i++, t += 100) {
+			uint32_t hash, bucket;
+
+			h = ft_fault_hash(m, i);
+			hash = h;
+			bucket = h & 15;
+			/* holds 3 and 7: the bucket of another hash (3 events each) */
+			if (pass && (i == 3 || i == 7))
+				bucket = (h + 1) & 15;
+			/* holds 4, 5, 6: another hash, its own bucket (1 acquire each) */
+			if (pass && i >= 4 && i <= 6) {
+				hash = h ^ 0x10000;
+				bucket = hash & 15;
+			}
+			hev_raw(&a, FT_EV_START, 1, t, m, i, hash, bucket, 16);
+			hev_raw(&a, FT_EV_ACQUIRE, 1, t + 10, m, i, hash, bucket, 16);
+			hev_raw(&a, FT_EV_RELEASE, 1, t + 20, m, i, hash, bucket, 16);
+		}
+		if (pass) {
+			/* lost events: counts of 5 and 3, and a page of unknown count */
+			ft_analysis_lost(&a, 0, 5);
+			ft_analysis_lost(&a, 1, 3);
+			ft_analysis_lost(&a, 1, 0);	/* none lost: nothing */
+		}
+		ft_analysis_finish(&a);
+		EQ(a.hall.acq, 12);
+		EQ(a.hash_mismatch, pass ? 6 : 0);
+		EQ(a.jhash_mismatch, pass ? 3 : 0);
+		EQ(a.lost_events, pass ? 8 : 0);
+		EQ(a.lost_unknown, 0);
+		txt = report_of(&a, FT_FMT_TEXT);
+		js = report_of(&a, FT_FMT_JSON);
+		CHECK(txt && !strstr(txt, "WARNING: 9 events whose bucket or hash") ==
+		      !pass, "text: %s the mismatch warning", pass ? "has" : "has not");
+		CHECK(txt && !strstr(txt, "WARNING: 8 events lost") == !pass,
+		      "text: %s the lost-events warning", pass ? "has" : "has not");
+		snprintf(want, sizeof(want), "\"lost_events\":%d,\"lost_unknown_pages\":0,",
+			 pass ? 8 : 0);
+		CHECK(js && strstr(js, want), "JSON has %s", want);
+		snprintf(want, sizeof(want), "\"hash_mismatch\":%d,\"jhash_mismatch\":%d,",
+			 pass ? 6 : 0, pass ? 3 : 0);
+		CHECK(js && strstr(js, want), "JSON has %s", want);
+		free(txt);
+		free(js);
+		ft_analysis_free(&a);
+	}
+
+	/* a page of an unknown count beside known ones: "more than" */
+	ft_analysis_init(&a);
+	h = ft_fault_hash(m, 1);
+	hev_raw(&a, FT_EV_HOLD, 1, 100, m, 1, h, h & 15, 16);
+	ft_analysis_lost(&a, 0, 2);
+	ft_analysis_lost(&a, 3, -1);
+	ft_analysis_lost(&a, 2, -1);
+	ft_analysis_finish(&a);
+	EQ(a.lost_events, 2);
+	EQ(a.lost_unknown, 2);
+	txt = report_of(&a, FT_FMT_TEXT);
+	CHECK(txt && strstr(txt, "WARNING: more than 2 events lost"),
+	      "text: more than 2 events lost");
+	free(txt);
+	ft_analysis_free(&a);
+
+	/* only pages of unknown count */
+	ft_analysis_init(&a);
+	hev_raw(&a, FT_EV_HOLD, 1, 100, m, 1, h, h & 15, 16);
+	ft_analysis_lost(&a, 0, -1);
+	ft_analysis_finish(&a);
+	EQ(a.lost_events, 0);
+	EQ(a.lost_unknown, 1);
+	txt = report_of(&a, FT_FMT_TEXT);
+	CHECK(txt && strstr(txt, "WARNING: an unknown number of events lost"),
+	      "text: an unknown number of events lost");
+	free(txt);
+	ft_analysis_free(&a);
+
+	/* a summary (*_hold) with a wrong hash or bucket is caught too */
+	ft_analysis_init(&a);
+	hev_raw(&a, FT_EV_HOLD, 1, 100, m, 1, h ^ 0x10000, (h ^ 0x10000) & 15, 16);
+	hev_raw(&a, FT_EV_HOLD, 1, 200, m, 1, h, (h + 1) & 15, 16);
+	hev_raw(&a, FT_EV_HOLD, 1, 300, m, 1, h, h & 15, 16);
+	ft_analysis_finish(&a);
+	EQ(a.hall.acq, 3);
+	EQ(a.jhash_mismatch, 1);
+	/*
+	 * at least one: the summary is fed as start, acquire and release, and
+	 * each of the three counts today (3 for one recorded event)
+	 */
+	CHECK(a.hash_mismatch >= 1, "summary with a wrong bucket: hash_mismatch %llu",
+	      (unsigned long long)a.hash_mismatch);
+	ft_analysis_free(&a);
+}
+
 static void test_contention_fallback(void)
 {
 	struct ft_analysis a;
@@ -1574,6 +1713,65 @@ out:
 }
 
 /*
+ * A data page flagged with a stored count of lost events (the kernel's
+ * RB_MISSED_EVENTS | RB_MISSED_STORED, the count after the data): both
+ * readers report that count, not one; flagged without a count, a page of
+ * an unknown number.
+ */
+static void test_lost_in_file(void)
+{
+	char path[] = "/tmp/faulttune-lost-XXXXXX", mut[64];
+	struct synth_expect x;
+	struct ft_analysis a, b;
+	unsigned char *buf, *pg;
+	uint32_t ev[256];
+	uint64_t commit, flags, cnt = 7;
+	long len;
+	int fd = mkstemp(path), n;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(mut, sizeof(mut), "%s.mut", path);
+	EQ(synth_write(path, 1, 2, 8, &x), 0);
+	buf = slurp(path, &len);
+	pg = buf ? first_page(buf, len, ev, &n) : NULL;
+	if (pg)
+		memcpy(&commit, pg + 8, 8);
+	CHECK(pg && n > 0 && commit + 16 + 8 <= 4096,
+	      "a first page with room for a stored count");
+	if (!pg || n <= 0 || commit + 16 + 8 > 4096)
+		goto out;
+	flags = commit | (1ULL << 31) | (1ULL << 30);
+	memcpy(pg + 8, &flags, 8);
+	memcpy(pg + 16 + commit, &cnt, 8);
+	spit(mut, buf, len);
+	EQ(both_readers(mut, &a, &b), 0);
+	EQ(a.lost_events, 7);
+	EQ(a.lost_unknown, 0);
+	EQ(b.lost_events, 7);
+	EQ(b.lost_unknown, 0);
+	EQ(a.nev[FT_LK_HUGETLB] + a.nev[FT_LK_MEMTYPE], x.events);
+	ft_analysis_free(&a);
+	ft_analysis_free(&b);
+
+	/* flagged, no count stored: one page of an unknown number */
+	flags = commit | (1ULL << 31);
+	memcpy(pg + 8, &flags, 8);
+	spit(mut, buf, len);
+	EQ(both_readers(mut, &a, &b), 0);
+	EQ(a.lost_events, 0);
+	EQ(a.lost_unknown, 1);
+	EQ(b.lost_unknown, a.lost_unknown);
+	ft_analysis_free(&a);
+	ft_analysis_free(&b);
+out:
+	free(buf);
+	unlink(mut);
+	unlink(path);
+}
+
+/*
  * Out of memory is an error, never a smaller answer: under every address
  * space limit report either prints every event or fails saying so.
  */
@@ -1773,6 +1971,7 @@ int main(void)
 	test_classification();
 	test_whatif();
 	test_whatif_consistent();
+	test_detectors();
 	test_contention_fallback();
 	test_memtype();
 	test_summary();
@@ -1786,6 +1985,7 @@ int main(void)
 	test_synth_file();
 	test_synth_summary();
 	test_page_damage();
+	test_lost_in_file();
 	test_plot();
 	test_nomem();
 	test_fuzz_reader();

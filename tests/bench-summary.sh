@@ -38,7 +38,9 @@
 #			real recording; the recorder is one single-threaded
 #			process (the guest log's "info recorder:" line), so
 #			stopping it stops every reader.  -b 65536 holds the
-#			refaults' records, so nothing is lost (checked).
+#			refaults' records, so nothing is lost: a lost event
+#			(or a lost count missing from the report) in any of
+#			them fails the run.
 #   kprobe		the same with the recorder running: what a user on one
 #			CPU pays, its reader included
 #   both		(patched) `record --source=both`: the kprobes and the
@@ -48,7 +50,8 @@
 # (`faulttune report --json`), to set beside the released event's: the
 # hold with no probe inside it.  Writes build/bench/summary.md and
 # summary.txt, then exits 1 when the kprobe recorder's hold misses its
-# goal (within 10% of the released event's) or a recording failed.
+# goal (within 10% of the released event's), a kprobe-stopped recording
+# lost events, or a recording failed.
 # Knobs: BENCH_SUMMARY_FAULTS (20000), BENCH_SUMMARY_REPS (3),
 # BENCH_SUMMARY_KERNELS ("stock patched").  KVER picks the kernel as
 # in tests/bench-icount.sh: 6.12 by default in build/, 7.3 in build/7.3/.
@@ -354,6 +357,14 @@ kh = hold.get(("patched", "kprobe"))
 if kh is not None and ref and abs(kh / ref - 1) > 0.10:
     missed.append("goal missed: patched kprobe recorder's hold %.0f ns against released %.0f: "
                   "%+.1f%%, not within 10%%" % (kh, ref, (kh / ref - 1) * 100))
+# the kprobe-stopped recordings' cost rests on nothing lost (the header)
+for (k, mode), fl in sorted(files.items()):
+    if mode != "kprobe-stopped":
+        continue
+    for i, x in enumerate(fl):
+        if x.get("lost") != "0":
+            missed.append("%s %s recording %d lost events (lost=%s): its buffer did not "
+                          "hold the refaults' records" % (k, mode, i + 1, x.get("lost") or "?"))
 missed += ["a recording failed: %s" % f for f in failed]
 for m in missed:
     print("bench-summary: %s (%s)" % (m, md), file=sys.stderr)

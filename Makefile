@@ -10,8 +10,8 @@
 #   make bench    the performance table (patched vs stock, one run)
 #
 # Other targets: deps kernel kernel-stock kernel-norw kernel-systemd kernel-files series-check patches tool
-# selftests image vm mutation-check suite-table bench-programs bench-resize
-# bench-machine clean.
+# selftests image vm mutation-check mutation-check-tool suite-table bench-programs
+# bench-resize bench-machine clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
@@ -69,7 +69,7 @@ KCONFIG_7.3	:= $(KCONFIG_6.12) $(TOP)/kernel/config/7.3.config
 KCONFIG		:= $(KCONFIG_$(KVER))
 
 .PHONY: all deps kernel kernel-stock kernel-norw kernel-systemd kernel-files series-check patches tool selftests image vm run \
-	check check-long check-distro check-systemd mutation-check suite-table bench bench-programs bench-resize bench-machine clean install uninstall deb kernel-deb kernel-deb-boot \
+	check check-long check-distro check-systemd mutation-check mutation-check-tool suite-table bench bench-programs bench-resize bench-machine clean install uninstall deb kernel-deb kernel-deb-boot \
 	$(foreach v,$(KVERS),kernel-$(v) kernel-stock-$(v) selftests-$(v) image-$(v))
 
 all: kernel tool image
@@ -205,6 +205,14 @@ check-systemd: tool kernel-systemd
 mutation-check: image-6.12 kernel-6.12 image-7.3 kernel-7.3
 	@$(KENV_6.12) $(SCRIPTS)/mutation-check.sh; a=$$?; \
 	 $(KENV_7.3) $(SCRIPTS)/mutation-check.sh; b=$$?; [ $$a = 0 ] && [ $$b = 0 ]
+
+# each planted fault in tools/faulttune must fail the check it names
+# (tools/faulttune/tests/mutation.py, Documentation/mutation.md): the host
+# checks (root for host-tracefs.sh); MUTATION_GUEST=1 adds the guest ones,
+# on the patched 6.12 kernel with the mutant's faulttune in its image.
+# Not in make check: one rebuild and one check run per mutant.
+mutation-check-tool: tool $(if $(MUTATION_GUEST),image-6.12 kernel-6.12)
+	@$(TOP)/tools/faulttune/tests/mutation.py $(if $(MUTATION_GUEST),--guest)
 
 # the suite table of the last make check / check-long, into the docs
 suite-table:

@@ -83,6 +83,14 @@ MUTANTS = [
 		if (!a->lost_events)""",
          new="""	if (0) {
 		if (!a->lost_events)"""),
+    dict(name="mismatch-warning-dropped",
+         fault="report's verdict says nothing of events whose bucket or hash "
+               "is not the kernel's",
+         check=("host", UNIT),
+         old='\tif (a->hash_mismatch || a->jhash_mismatch)\n'
+             '\t\tft_wrap(f, 2, "WARNING: %llu events whose bucket or hash is not the "',
+         new='\tif (0)\n'
+             '\t\tft_wrap(f, 2, "WARNING: %llu events whose bucket or hash is not the "'),
     dict(name="kprobe-decode-refusal-removed",
          fault="the kprobe recorder's decode is not refused when releases "
                "are of another bucket than their key's hash",
@@ -104,6 +112,16 @@ MUTANTS = [
 				return -1;""",
          new="""				       ref[k] ? ref[k]->size : 0);
 				break;"""),
+    dict(name="badfile-refusal-spins",
+         fault="the reader refuses a bad file only after seconds of CPU "
+               "(a loop where it should stop at once)",
+         check=("host", BADFILES),
+         old="""				       ref[k] ? ref[k]->size : 0);
+				return -1;""",
+         new="""				       ref[k] ? ref[k]->size : 0);
+				for (volatile unsigned long spin = 0; spin < 3000000000UL; spin++)
+					;
+				return -1;"""),
     dict(name="record-no-forward",
          fault="record does not forward SIGINT/SIGTERM to its COMMAND "
                "(only the SIGKILL 5 s later remains)",

@@ -209,10 +209,11 @@ mutation-check: image-6.12 kernel-6.12 image-7.3 kernel-7.3
 # each planted fault in tools/faulttune must fail the check it names
 # (tools/faulttune/tests/mutation.py, Documentation/mutation.md): the host
 # checks (root for host-tracefs.sh); MUTATION_GUEST=1 adds the guest ones,
-# on the patched 6.12 kernel with the mutant's faulttune in its image.
+# on the patched 6.12 kernel with the mutant's faulttune in its image;
+# MUTANTS="NAME..." runs only those.
 # Not in make check: one rebuild and one check run per mutant.
 mutation-check-tool: tool $(if $(MUTATION_GUEST),image-6.12 kernel-6.12)
-	@$(TOP)/tools/faulttune/tests/mutation.py $(if $(MUTATION_GUEST),--guest)
+	@$(TOP)/tools/faulttune/tests/mutation.py $(if $(MUTATION_GUEST),--guest) $(MUTANTS)
 
 # the suite table of the last make check / check-long, into the docs
 suite-table:

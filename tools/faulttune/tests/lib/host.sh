@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the host test scripts (host-tracefs.sh, host-fallback.sh,
 # host-watch.sh, prom-textfile.sh; sh or bash): results as "ok - ..." /
-# "not ok - ..." lines ending in "N passed, N failed", tracefs mounted
+# "not ok - ..." lines ending in "N passed, N failed" (", N skipped"
+# when some were skipped), tracefs mounted
 # for the test when the host has it unmounted, and the bookkeeping of
 # what a script starts.
 #
@@ -13,11 +14,21 @@
 # tracefs unmounted).
 pass=0
 fail=0
+skipped=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 nok() { fail=$((fail + 1)); echo "not ok - $*"; }
-skip() { echo "ok - $1 # SKIP $2"; }
+# a skip is neither passed nor failed, and the summary counts it apart
+skip() { skipped=$((skipped + 1)); echo "ok - $1 # SKIP $2"; }
 check() { local d="$1"; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-done_() { echo "$pass passed, $fail failed"; [ $fail = 0 ]; exit; }
+done_() {
+	if [ $skipped = 0 ]; then
+		echo "$pass passed, $fail failed"
+	else
+		echo "$pass passed, $fail failed, $skipped skipped"
+	fi
+	[ $fail = 0 ]
+	exit
+}
 
 W=
 pids=

@@ -546,6 +546,31 @@ static char *report_of(struct ft_analysis *a, enum ft_fmt fmt)
 	return out;
 }
 
+/*
+ * One hold, then @n pages lost on CPUs 0, 1, ..., each with its count in
+ * @missed (-1: flagged without a count): the totals, and report's warning.
+ */
+static void test_lost_pages(const long long *missed, int n, uint64_t want_events,
+			    uint64_t want_unknown, const char *warning)
+{
+	const uint64_t m = 0xffff888012340000ULL;
+	uint32_t h = ft_fault_hash(m, 1);
+	struct ft_analysis a;
+	char *txt;
+
+	ft_analysis_init(&a);
+	hev_raw(&a, FT_EV_HOLD, 1, 100, m, 1, h, h & 15, 16);
+	for (int i = 0; i < n; i++)
+		ft_analysis_lost(&a, i, missed[i]);
+	ft_analysis_finish(&a);
+	EQ(a.lost_events, want_events);
+	EQ(a.lost_unknown, want_unknown);
+	txt = report_of(&a, FT_FMT_TEXT);
+	CHECK(txt && strstr(txt, warning), "text: %s", warning);
+	free(txt);
+	ft_analysis_free(&a);
+}
+
 static void test_detectors(void)
 {
 	const uint64_t m = 0xffff888012340000ULL;
@@ -606,33 +631,12 @@ static void test_detectors(void)
 	}
 
 	/* a page of an unknown count beside known ones: "more than" */
-	ft_analysis_init(&a);
 	h = ft_fault_hash(m, 1);
-	hev_raw(&a, FT_EV_HOLD, 1, 100, m, 1, h, h & 15, 16);
-	ft_analysis_lost(&a, 0, 2);
-	ft_analysis_lost(&a, 3, -1);
-	ft_analysis_lost(&a, 2, -1);
-	ft_analysis_finish(&a);
-	EQ(a.lost_events, 2);
-	EQ(a.lost_unknown, 2);
-	txt = report_of(&a, FT_FMT_TEXT);
-	CHECK(txt && strstr(txt, "WARNING: more than 2 events lost"),
-	      "text: more than 2 events lost");
-	free(txt);
-	ft_analysis_free(&a);
-
+	test_lost_pages((const long long[]){ 2, -1, -1 }, 3, 2, 2,
+			"WARNING: more than 2 events lost");
 	/* only pages of unknown count */
-	ft_analysis_init(&a);
-	hev_raw(&a, FT_EV_HOLD, 1, 100, m, 1, h, h & 15, 16);
-	ft_analysis_lost(&a, 0, -1);
-	ft_analysis_finish(&a);
-	EQ(a.lost_events, 0);
-	EQ(a.lost_unknown, 1);
-	txt = report_of(&a, FT_FMT_TEXT);
-	CHECK(txt && strstr(txt, "WARNING: an unknown number of events lost"),
-	      "text: an unknown number of events lost");
-	free(txt);
-	ft_analysis_free(&a);
+	test_lost_pages((const long long[]){ -1 }, 1, 0, 1,
+			"WARNING: an unknown number of events lost");
 
 	/* a summary (*_hold) with a wrong hash or bucket is caught too */
 	ft_analysis_init(&a);

@@ -47,7 +47,7 @@ run() {
 	before=$(pool)
 	timeout "$limit" "$@" > /tmp/kernel-storm.log 2>&1
 	rc=$?
-	after=$(pool)
+	after=$(pool_after "$before")
 	if [ $rc -eq 0 ]; then
 		ok "$name with a resize storm ($mode)"
 	elif [ $rc -eq 4 ]; then

@@ -21,6 +21,18 @@ insts() { ls $T/instances | grep -c '^faulttune-'; }
 as_nobody() { su -s /bin/sh nobody -c "$1"; }
 # the huge page pool's free, reserved and surplus counts
 pool() { awk '/^HugePages_(Free|Rsvd|Surp)/ { printf "%s=%s ", $1, $2 }' /proc/meminfo; }
+# pool_after BEFORE: the pool once it is BEFORE again, or after 10 s as it
+# is then.  A test's last pages can come back after it exits: a surplus page
+# with vmemmap optimisation is freed from a workqueue, and stress-ng's
+# children may still be tearing their mm down (511 of 512 was seen once).
+pool_after() {
+	local i=0
+	while [ "$(pool)" != "$1" ] && [ $i -lt 50 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	pool
+}
 # the first memory BAR (IORESOURCE_MEM) of at least 64 KiB of any PCI
 # device, as "RESOURCE-FILE START"; nothing when there is none
 mem_bar() {

@@ -119,7 +119,7 @@ run() {
 	124|143) echo "not ok $n - $name (timed out after ${limit}s)" ;;
 	*) echo "not ok $n - $name (exit $rc)" ;;
 	esac
-	after=$(pool)
+	after=$(pool_after "$before")
 	if [ "$check_pool" = yes ]; then
 		n=$((n + 1))
 		if [ "$before" = "$after" ]; then

@@ -4,8 +4,9 @@
 # The kernel's own hugetlb selftests (tools/testing/selftests/mm, memfd,
 # dma-buf/udmabuf), one TAP result per test, plus one per test for the huge
 # page pool: HugePages_Free, _Rsvd and _Surp must be back to their starting
-# values after it.  The host runs this on the stock and the patched kernel
-# and compares the two, result by result.
+# values after it.  The host runs this on the patched kernel, then on the
+# stock kernel the tests that failed there (FT_TESTS), and judges each
+# patched failure by stock's result.
 #
 # Each test gets the pool it needs (../shared/peers.md): most run with the
 # default pool, hugetlb_fault_after_madv and hugetlb_madv_vs_map with exactly

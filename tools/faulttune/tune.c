@@ -42,6 +42,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -51,6 +52,7 @@
 #include <tracefs.h>
 #include "faulttune.h"
 #include "model.h"
+#include "confirm.h"
 
 #define KNOB "/sys/kernel/debug/hugetlb/num_fault_mutexes"
 #define MAX_FROM 64
@@ -59,6 +61,7 @@
 struct size_result {
 	uint32_t size;
 	double *wall;		/* seconds, per run */
+	double *cpu;		/* user + system seconds, per run */
 	int runs, cap;
 	uint64_t acq, contended, collisions, sharing, lost;
 	double coll_wait, fault_ns;	/* ns, from the events */
@@ -703,8 +706,9 @@ static struct size_result *res_get(struct tune_ctx *c, uint32_t size)
  * the wall time is the command's, not our polling period's.
  */
 static int run_command(struct tune_ctx *c, struct ft_capture *cap,
-		       double *wall)
+		       double *wall, double *cpu)
 {
+	struct rusage ru = { 0 };
 	char *marker = ft_inst_file(&c->fi, "trace_marker");
 	struct ft_child_stop stop = { 0 };
 	int status = 0, pfd;
@@ -752,7 +756,8 @@ static int run_command(struct tune_ctx *c, struct ft_capture *cap,
 				close(pfd);
 			return -1;
 		}
-		w = waitpid(pid, &status, WNOHANG);
+		/* the command's CPU time, its reaped children's included */
+		w = wait4(pid, &status, WNOHANG, &ru);
 		if (w == pid)
 			break;
 		ft_child_stop_step(pid, &stop);
@@ -762,6 +767,8 @@ static int run_command(struct tune_ctx *c, struct ft_capture *cap,
 			usleep(5000);
 	}
 	*wall = ft_now() - t0;
+	*cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	if (pfd >= 0)
 		close(pfd);
 	if (ft_stop)
@@ -802,7 +809,7 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 	struct size_result *sr;
 	struct ft_analysis a;
 	uint64_t lost = 0;
-	double wall = 0;
+	double wall = 0, cpu = 0;
 	size_t i;
 	int ret;
 
@@ -822,10 +829,11 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 				       ft_kprobes_marker(c->fi.kp));
 	}
 	if (c->cmd) {
-		ret = run_command(c, cap, &wall);
+		ret = run_command(c, cap, &wall, &cpu);
 	} else {
 		ret = ft_bench_run(&c->bench, c->threads, &br);
 		wall = br.wall;
+		cpu = br.user + br.sys;
 	}
 	c->runs++;
 	if (cap && ft_capture_finish(cap, &lost))
@@ -842,8 +850,13 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		if (!w)
 			return -1;
 		sr->wall = w;
+		w = realloc(sr->cpu, cap2 * sizeof(*w));
+		if (!w)
+			return -1;
+		sr->cpu = w;
 		sr->cap = cap2;
 	}
+	sr->cpu[sr->runs] = cpu;
 	sr->wall[sr->runs++] = wall;
 	ft_analysis_init(&a);
 	if (ft_read_tracedat(c->tmpfile, &a) == 0) {
@@ -892,19 +905,30 @@ static double measured_pct(const struct size_result *r)
 	return r && r->fault_ns > 0 ? 100.0 * r->coll_wait / r->fault_ns : 0;
 }
 
-/* the confirmation: recommended against current, in percent of current */
+/* the confirmation: recommended against current (confirm.c) */
 struct confirm {
 	int have;
-	struct ft_ci ci;	/* in percent of the current mean wall */
-	char text[512];
+	struct ft_confirm_out out;
+	char text[1024];
 };
+
+static void confirm_side(const struct size_result *r,
+			 struct ft_confirm_side *s)
+{
+	s->size = r->size;
+	s->runs = r->runs;
+	s->wall = r->wall;
+	s->cpu = r->cpu;
+	s->coll_wait_ns = r->coll_wait;
+	s->fault_ns = r->fault_ns;
+}
 
 static void confirm(struct tune_ctx *c, struct confirm *cf)
 {
-	const struct ft_model_row *rec, *cur;
+	const struct ft_model_row *rec;
 	struct size_result *rr, *rc;
-	double mc, sd;
-	int i;
+	struct ft_confirm_in in;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(cf, 0, sizeof(*cf));
 	if (c->adv.pick.idx < 0) {
@@ -927,7 +951,6 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 			 c->saved, measured_pct(rc), rc ? rc->runs : 0);
 		return;
 	}
-	cur = ft_advice_row(&c->adv, c->saved);
 	if (c->fixed) {
 		snprintf(cf->text, sizeof(cf->text), "not measured: the table's "
 			 "size is fixed at boot on this kernel; predicted "
@@ -938,42 +961,22 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 		return;
 	}
 	rr = res_find(c, rec->size);
-	if (!rr || !rc || ft_ci95_diff(rc->wall, rc->runs, rr->wall, rr->runs,
-				       &cf->ci)) {
+	memset(&in, 0, sizeof(in));
+	if (rr && rc) {
+		confirm_side(rc, &in.cur);
+		confirm_side(rr, &in.rec);
+		in.interleaved = ft_confirm_interleaved(c->order, c->norder,
+							rc->size, rr->size);
+		in.threads = c->cmd ? 0 : c->threads;
+		in.ncpu = ncpu > 0 ? (int)ncpu : 0;
+	}
+	if (!rr || !rc || ft_confirm(&in, &cf->out)) {
 		snprintf(cf->text, sizeof(cf->text), "not confirmed: fewer than "
 			 "2 runs at %u or at %u (--reps)", c->saved, rec->size);
 		return;
 	}
-	mean_sd(rc->wall, rc->runs, &mc, &sd);
-	if (mc <= 0)
-		return;
 	cf->have = 1;
-	cf->ci.diff *= 100 / mc;
-	cf->ci.lo *= 100 / mc;
-	cf->ci.hi *= 100 / mc;
-	i = snprintf(cf->text, sizeof(cf->text), "measured %u against %u: wall "
-		     "per run %+.1f%% (95%% CI %+.1f%% .. %+.1f%%, %d + %d runs "
-		     "interleaved); collision wait measured %.2f%% -> %.2f%% of "
-		     "fault time", rec->size, c->saved, cf->ci.diff, cf->ci.lo,
-		     cf->ci.hi, rr->runs, rc->runs, measured_pct(rc),
-		     measured_pct(rr));
-	if (cf->ci.lo <= 0 && cf->ci.hi >= 0)
-		snprintf(cf->text + i, sizeof(cf->text) - i, "\n  no gain is "
-			 "measurable here: the interval includes zero.  The "
-			 "predicted saving, %.2f%% of fault time, is smaller than "
-			 "what these runs resolve (+-%.1f%% of wall time); the "
-			 "recommendation stands on the collision wait, which the "
-			 "events measure directly",
-			 cur ? cur->coll_pct - rec->coll_pct : 0,
-			 (cf->ci.hi - cf->ci.lo) / 2);
-	else if (cf->ci.hi < 0)
-		snprintf(cf->text + i, sizeof(cf->text) - i, "\n  confirmed: "
-			 "the recommended size is measurably faster");
-	else
-		snprintf(cf->text + i, sizeof(cf->text) - i, "\n  the "
-			 "recommended size measured slower, which the model does "
-			 "not explain (a cost it does not see, or noise beyond "
-			 "the interval): check with --full and more --reps");
+	snprintf(cf->text, sizeof(cf->text), "%s", cf->out.text);
 }
 
 static void do_plot(struct tune_ctx *c, uint32_t rec);
@@ -1140,11 +1143,24 @@ static void report_json(const struct tune_ctx *c, const struct confirm *cf,
 	ft_sharing_json(stdout, &c->share, c->target);
 	printf(",\"recommended\":%u,\"keep\":%s,\"confirm\":{",
 	       rec, c->adv.pick.keep ? "true" : "false");
-	if (cf->have)
+	if (cf->have) {
+		const struct ft_confirm_out *o = &cf->out;
+
 		printf("\"diff_pct\":%.3f,\"ci_lo_pct\":%.3f,"
-		       "\"ci_hi_pct\":%.3f,\"measurable\":%s,", cf->ci.diff,
-		       cf->ci.lo, cf->ci.hi,
-		       cf->ci.lo > 0 || cf->ci.hi < 0 ? "true" : "false");
+		       "\"ci_hi_pct\":%.3f,\"measurable\":%s,", o->wall.diff,
+		       o->wall.lo, o->wall.hi,
+		       o->wall.lo > 0 || o->wall.hi < 0 ? "true" : "false");
+		printf("\"interleaved\":%s,\"verdict\":\"%s\","
+		       "\"collision_wait_saved_ns\":%.0f,\"cpus_busy\":%.3f,"
+		       "\"wall_resolution_pct\":%.3f,\"wall_bound_pct\":%.4f,",
+		       o->interleaved ? "true" : "false",
+		       ft_confirm_verdict_str(o->verdict), o->saved_ns, o->busy,
+		       o->resolution_pct, o->bound_pct);
+		if (o->have_cpu)
+			printf("\"cpu_diff_pct\":%.3f,\"cpu_ci_lo_pct\":%.3f,"
+			       "\"cpu_ci_hi_pct\":%.3f,", o->cpu.diff,
+			       o->cpu.lo, o->cpu.hi);
+	}
 	printf("\"statement\":");
 	ft_json_str(stdout, cf->text);
 	printf("}");
@@ -1247,11 +1263,9 @@ static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 }
 
 /* the default output's confirmation: what the measured runs showed */
-static void confirm_short(const struct tune_ctx *c, const struct confirm *cf,
-			  uint32_t rec)
+static void confirm_short(const struct tune_ctx *c, const struct confirm *cf)
 {
 	struct size_result *rc = res_find((struct tune_ctx *)c, c->saved);
-	struct size_result *rr = res_find((struct tune_ctx *)c, rec);
 
 	if (c->adv.pick.idx < 0)
 		return;
@@ -1266,19 +1280,7 @@ static void confirm_short(const struct tune_ctx *c, const struct confirm *cf,
 		ft_wrap(stdout, 2, "measured: %s", cf->text);
 		return;
 	}
-	ft_wrap(stdout, 2, "measured %u against %u: collision wait %.2f%% -> "
-		"%.2f%% of fault time; wall per run %+.1f%% (95%% CI %+.1f%% .. "
-		"%+.1f%%)", rec, c->saved, measured_pct(rc), measured_pct(rr),
-		cf->ci.diff, cf->ci.lo, cf->ci.hi);
-	if (cf->ci.lo <= 0 && cf->ci.hi >= 0)
-		ft_wrap(stdout, 2, "  no wall-time gain is measurable here: the "
-			"interval includes zero (-v: why)");
-	else if (cf->ci.hi < 0)
-		ft_wrap(stdout, 2, "  confirmed: the recommended size is "
-			"measurably faster");
-	else
-		ft_wrap(stdout, 2, "  the recommended size measured slower, which "
-			"the model does not explain (-v)");
+	ft_wrap(stdout, 4, "%s", cf->text);
 }
 
 /* the default output's model check: one line */
@@ -1339,7 +1341,7 @@ static void report_short(const struct tune_ctx *c, const struct confirm *cf,
 	}
 	ft_wrap(stdout, 2, "probing: %d runs at %u in %.1f s; %s", c->nprobes,
 		c->saved, c->probe_s, stopped_str(c, 0, stop, sizeof(stop)));
-	confirm_short(c, cf, rec);
+	confirm_short(c, cf);
 	check_short(c);
 	ft_sharing_short(stdout, &c->share, c->target);
 	ft_wrap(stdout, 2, "-v: the model's table by size, the measured runs, "
@@ -1789,8 +1791,10 @@ static void tune_free(struct tune_ctx *c)
 		ft_advice_free(&c->adv);
 	ft_sharing_free(&c->share);
 	ft_model_free(c->model);
-	for (i = 0; c->res && i < c->nres; i++)
+	for (i = 0; c->res && i < c->nres; i++) {
 		free(c->res[i].wall);
+		free(c->res[i].cpu);
+	}
 	free(c->res);
 	free(c->order);
 }

@@ -91,6 +91,55 @@ const char *ft_confirm_verdict_str(enum ft_confirm_verdict v)
 #define ADD(...) \
 	(n += snprintf(out->text + n, n < (int)sizeof(out->text) ? \
 		       sizeof(out->text) - n : 0, __VA_ARGS__))
+#define BRIEF(...) \
+	(nb += snprintf(out->brief + nb, nb < (int)sizeof(out->brief) ? \
+			sizeof(out->brief) - nb : 0, __VA_ARGS__))
+
+/*
+ * The default output's three lines: the same order, the same verdict,
+ * the evidence left to -v (the default output is about 15 lines).
+ */
+static void brief(const struct ft_confirm_in *in, struct ft_confirm_out *out)
+{
+	const struct ft_confirm_side *c = &in->cur, *r = &in->rec;
+	int nb = 0;
+
+	BRIEF("measured %u against %u: collision wait %s %.2f ms per run "
+	      "(%.2f%% -> %.2f%% of fault time)\n", r->size, c->size,
+	      out->saved_ns >= 0 ? "saved" : "ADDED", fabs(out->saved_ns) / 1e6,
+	      pct_of(c->coll_wait_ns, c->fault_ns),
+	      pct_of(r->coll_wait_ns, r->fault_ns));
+	if (out->have_cpu)
+		BRIEF("  CPU time per run %+.1f%% (95%% CI %+.1f .. %+.1f); wall "
+		      "time %+.1f%% (%+.1f .. %+.1f)\n", out->cpu.diff,
+		      out->cpu.lo, out->cpu.hi, out->wall.diff, out->wall.lo,
+		      out->wall.hi);
+	else
+		BRIEF("  wall time per run %+.1f%% (95%% CI %+.1f .. %+.1f)\n",
+		      out->wall.diff, out->wall.lo, out->wall.hi);
+	switch (out->verdict) {
+	case FT_CONF_CANNOT_TELL:
+		BRIEF("  cannot tell: the runs of the two sizes were not "
+		      "interleaved (-v: why)");
+		break;
+	case FT_CONF_FASTER:
+		BRIEF("  confirmed: the recommended size is measurably faster");
+		break;
+	case FT_CONF_UNRESOLVED:
+		BRIEF("  wall time: cannot show a gain smaller than %.1f%% here "
+		      "(-v: why)", out->resolution_pct);
+		break;
+	case FT_CONF_SLOWER_CPU_BOUND:
+		BRIEF("  wall time: cannot show the gain here: the runs were "
+		      "CPU-bound, %.1f of %d CPUs busy (-v)", out->busy,
+		      in->ncpu);
+		break;
+	case FT_CONF_SLOWER:
+		BRIEF("  the recommended size measured slower, which the model "
+		      "does not explain (-v)");
+		break;
+	}
+}
 
 int ft_confirm(const struct ft_confirm_in *in, struct ft_confirm_out *out)
 {
@@ -167,5 +216,6 @@ int ft_confirm(const struct ft_confirm_in *in, struct ft_confirm_out *out)
 		    "beyond the interval, +-%.1f%%): check with --full and more "
 		    "--reps", half);
 	}
+	brief(in, out);
 	return 0;
 }

@@ -39,7 +39,8 @@ struct ft_confirm_out {
 	double bound_pct;	/* most wall time the saved wait can give back */
 	double resolution_pct;	/* the wall interval's half width */
 	enum ft_confirm_verdict verdict;
-	char text[1024];
+	char text[1024];	/* -v's, lines within FT_COLS - 4 */
+	char brief[512];	/* the default output's three lines */
 };
 /* a run of each size lies within the span of the other's runs */
 int ft_confirm_interleaved(const uint32_t *order, int n, uint32_t a,

@@ -1280,7 +1280,7 @@ static void confirm_short(const struct tune_ctx *c, const struct confirm *cf)
 		ft_wrap(stdout, 2, "measured: %s", cf->text);
 		return;
 	}
-	ft_wrap(stdout, 4, "%s", cf->text);
+	ft_wrap(stdout, 4, "%s", cf->out.brief);
 }
 
 /* the default output's model check: one line */

@@ -28,6 +28,22 @@ static void check_width(const char *text)
 	}
 }
 
+/* the default output's form: three lines, the same order and verdict */
+static void check_brief(const struct ft_confirm_out *o, const char *verdict)
+{
+	const char *p = o->brief;
+	int lines = 1;
+
+	for (; *p; p++)
+		lines += *p == '\n';
+	CHECK(lines == 3, "%d lines:\n%s", lines, o->brief);
+	check_width(o->brief);
+	HAS(o->brief, ": collision wait saved ");
+	CHECK(strstr(o->brief, "collision wait") < strstr(o->brief, "wall time"),
+	      "the wait first:\n%s", o->brief);
+	HAS(o->brief, verdict);
+}
+
 static void test_interleaved(void)
 {
 	static const uint32_t mixed[] = { 32, 256, 256, 32, 32, 256 };
@@ -90,6 +106,9 @@ static void test_slower_cpu_bound(void)
 	HASNT(o.text, "measured slower, which the model does not explain");
 	HAS(o.text, "the CPU time per run grew with the size");
 	check_width(o.text);
+	check_brief(&o, "\n  wall time: cannot show the gain here: the runs "
+		    "were CPU-bound, 4.0 of 4 CPUs busy (-v)");
+	HASNT(o.brief, "slower");
 }
 
 /* the same numbers, but 256 measured after 32: no signed verdict */
@@ -114,6 +133,9 @@ static void test_not_interleaved(void)
 	HASNT(o.text, "faster");
 	HASNT(o.text, "slower");
 	check_width(o.text);
+	check_brief(&o, "\n  cannot tell: the runs of the two sizes were not "
+		    "interleaved");
+	HASNT(o.brief, "faster");
 }
 
 /* a real gain, interleaved: confirmed, the wait saved still first */
@@ -138,6 +160,10 @@ static void test_gain(void)
 	CHECK(!strncmp(strchr(o.text, '\n') + 1, "  collision wait saved", 22),
 	      "the wait saved first:\n%s", o.text);
 	check_width(o.text);
+	check_brief(&o, "\n  confirmed: the recommended size is measurably "
+		    "faster");
+	HAS(o.brief, "  CPU time per run -24.9% (95% CI -27.6 .. -22.2); wall "
+		     "time -25.4% (-27.1 .. -23.8)\n");
 }
 
 /* an interval across zero: the resolution, not a verdict */
@@ -157,6 +183,7 @@ static void test_unresolved(void)
 	snprintf(want, sizeof(want), "wall time: cannot show a gain smaller "
 		 "than %.1f%% here", o.resolution_pct);
 	HAS(o.text, want);
+	check_brief(&o, want);
 	CHECK(o.resolution_pct > 10 && o.resolution_pct < 40, "resolution "
 	      "%.1f%%", o.resolution_pct);
 	check_width(o.text);

@@ -189,6 +189,28 @@ static void test_unresolved(void)
 	check_width(o.text);
 }
 
+/* slower where the CPUs were not all busy: the model is questioned */
+static void test_slower_idle_cpus(void)
+{
+	static const double wc[] = { 1.00, 1.02, 0.98, 1.01, 0.99 };
+	static const double wr[] = { 1.20, 1.22, 1.18, 1.21, 1.19 };
+	static const double cc[] = { 2.0, 2.1, 1.9, 2.0, 2.0 };
+	static const double cr[] = { 2.4, 2.5, 2.3, 2.4, 2.4 };
+	struct ft_confirm_in in = { .interleaved = 1, .threads = 2, .ncpu = 16 };
+	struct ft_confirm_out o;
+
+	side(&in.cur, 16, 5, wc, cc, 50, 1000);
+	side(&in.rec, 128, 5, wr, cr, 5, 1000);
+	CHECK(!ft_confirm(&in, &o), "confirm");
+	CHECK(o.verdict == FT_CONF_SLOWER, "verdict %s",
+	      ft_confirm_verdict_str(o.verdict));
+	HAS(o.text, "the recommended size measured slower, which the model "
+		    "does not explain");
+	check_width(o.text);
+	check_brief(&o, "\n  the recommended size measured slower, which the "
+		    "model does not explain (-v)");
+}
+
 static void test_too_few(void)
 {
 	static const double w[] = { 1.0 };
@@ -207,6 +229,7 @@ int main(void)
 	test_not_interleaved();
 	test_gain();
 	test_unresolved();
+	test_slower_idle_cpus();
 	test_too_few();
 	return check_done("confirm-test");
 }

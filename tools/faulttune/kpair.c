@@ -25,12 +25,29 @@
  * taken off each hold, by how the hold was dated and how often the held
  * key was hashed again inside it (ft_kpair_raw_holds: not).
  *
- * contended, as the patched kernel's trylock says it: another task owned
- * the bucket when this one asked, or took it between this one's request
- * and its acquisition (a waiter handed the mutex at the release that came
- * first: the owner in between is not seen as such), or the wait slept (a
- * contention_begin without LCB_F_SPIN).  The op is the caller's, from the return address
- * and the file's kallsyms; the patched helper passes it as an argument.
+ * contended, as the patched kernel's trylock says it: another task held
+ * the bucket's mutex at some time between this one's request and its
+ * acquisition: it held it when this one asked, or took it first (a waiter
+ * the release hands the mutex to, a request in that gap that won the
+ * race), or the wait slept (a contention_begin without LCB_F_SPIN).  The
+ * holds of one mutex do not overlap, so another task held it in that
+ * span exactly when the mutex was released between this one's request
+ * and its own release: that is what is asked, at the release, of the
+ * bucket's last release seen (an unlock without a key, wp's retake,
+ * counts too), and besides, at the key, whether a task that
+ * contention_end showed acquiring it has not released it yet (a release
+ * lost or at a site not probed).  So the bucket goes to the task that
+ * took it, not to the one that hashed first: hashing comes before
+ * mutex_lock(), and of two tasks that hash to one bucket close together
+ * the earlier may lose the race, show contention_begin and wait while
+ * the later one takes it without a contention event (held from its key);
+ * with lock debugging every mutex_lock() shows contention_begin (spin)
+ * and _end, and of two such the first contention_end took it.  Nothing is
+ * decided by the order of the keys, and no contention_begin hands the
+ * bucket on: it may be lock debugging's, with no wait behind it.
+ *
+ * The op is the caller's, from the return address and the file's
+ * kallsyms; the patched helper passes it as an argument.
  *
  * A file with the patched kernel's summaries too (record --source=both)
  * has two accounts of each acquisition: they are matched one to one, per
@@ -72,11 +89,8 @@ struct ft_kpair {
 	uint32_t n, stride;
 	char key_func[64], covered[512], uncovered[128];
 	char unlock_sites[16], unreleased[128];	/* "": mutex_unlock() probed */
-	struct kp_task **owner;		/* [n]: who holds or is taking it */
-	struct kp_taken {		/* [n]: the bucket's last acquisition */
-		uint64_t at;
-		int pid;
-	} *taken;
+	struct kp_task **owner;		/* [n]: held since a contention_end */
+	uint64_t *released;		/* [n]: the mutex's last release seen */
 	struct ft_map tasks;		/* pid + 1 -> struct kp_task */
 	uint64_t keys, acquisitions, recomputes, no_table, unknown_caller;
 	uint64_t unlock_nokey, bucket_mismatch, replaced, open_at_end;
@@ -212,12 +226,12 @@ static void on_marker(struct ft_kpair *kp, const char *m)
 	    ft_parse_uint(v, 1, 1 << 20, &stride))
 		return;
 	kp->owner = calloc(n, sizeof(*kp->owner));
-	kp->taken = calloc(n, sizeof(*kp->taken));
-	if (!kp->owner || !kp->taken) {
+	kp->released = calloc(n, sizeof(*kp->released));
+	if (!kp->owner || !kp->released) {
 		free(kp->owner);
-		free(kp->taken);
+		free(kp->released);
 		kp->owner = NULL;
-		kp->taken = NULL;
+		kp->released = NULL;
 		return;
 	}
 	kp->n = n;
@@ -279,12 +293,17 @@ static int in_table(const struct ft_kpair *kp, uint64_t addr, uint32_t *bucket)
 	return 1;
 }
 
-/* the bucket's owner, if it still is (a lost release does not stick) */
+/*
+ * The task a contention_end showed taking the bucket, if it still holds
+ * it (a lost release does not stick).  A key without a contention event
+ * makes no owner: whether that task took the mutex at once is known only
+ * at its next step, and a task that hashed later may take it first.
+ */
 static struct kp_task *owner_of(struct ft_kpair *kp, uint32_t bucket)
 {
 	struct kp_task *o = kp->owner[bucket];
 
-	if (o && (o->state == KP_IDLE || o->bucket != bucket))
+	if (o && (o->state != KP_HELD || o->bucket != bucket))
 		o = kp->owner[bucket] = NULL;
 	return o;
 }
@@ -310,14 +329,6 @@ static unsigned int caller_op(struct ft_kpair *kp, const struct ft_event *ev,
 		return FT_HOP_OTHER;
 	}
 	return op;
-}
-
-/* t owns its bucket from ts on */
-static void took(struct ft_kpair *kp, struct kp_task *t, uint64_t ts)
-{
-	kp->owner[t->bucket] = t;
-	kp->taken[t->bucket].at = ts;
-	kp->taken[t->bucket].pid = t->pid;
 }
 
 static void on_key(struct ft_kpair *kp, const struct ft_event *ev)
@@ -359,9 +370,7 @@ static void on_key(struct ft_kpair *kp, const struct ft_event *ev)
 	t->req = t->acq = ev->ts;
 	t->slept = t->recomputes = 0;
 	o = owner_of(kp, t->bucket);
-	t->contended = o && o != t;
-	if (!o)
-		took(kp, t, ev->ts);	/* by the fast path, if no contention_end */
+	t->contended = o && o != t;	/* the rest at its release */
 }
 
 static void on_contention(struct ft_kpair *kp, const struct ft_event *ev)
@@ -379,11 +388,9 @@ static void on_contention(struct ft_kpair *kp, const struct ft_event *ev)
 			t->slept = 1;
 		return;
 	}
-	if (kp->taken[bucket].pid != t->pid && kp->taken[bucket].at > t->req)
-		t->contended = 1;	/* somebody had it in between */
 	t->acq = ev->ts;
 	t->state = KP_HELD;
-	took(kp, t, ev->ts);
+	kp->owner[bucket] = t;
 }
 
 static void match_push(struct kp_task *t, const struct ft_event *out)
@@ -418,6 +425,7 @@ static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
 		return 0;
 	if (t->state == KP_IDLE) {
 		kp->unlock_nokey++;	/* wp's retake, or a caller not seen */
+		kp->released[bucket] = ev->ts;	/* held: a waiter waited */
 		return 0;
 	}
 	if (t->bucket != bucket)
@@ -434,7 +442,10 @@ static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
 	out->hash = t->hash;
 	out->bucket = t->bucket;
 	out->nbuckets = kp->n;
-	out->contended = t->contended || t->slept;
+	/* another task released it since this one asked: it held it first */
+	out->contended = t->contended || t->slept ||
+			 kp->released[t->bucket] > t->req;
+	kp->released[bucket] = ev->ts;
 	out->wait_ns = t->acq - t->req;
 	out->hold_ns = ev->ts - t->acq;
 	cost = probe_cost(kp, t);
@@ -764,7 +775,7 @@ void ft_kpair_free(struct ft_kpair *kp)
 		return;
 	ft_map_free(&kp->tasks, free);
 	free(kp->owner);
-	free(kp->taken);
+	free(kp->released);
 	ft_hist_free(&kp->wait_diff);
 	ft_hist_free(&kp->hold_diff);
 	ft_ksyms_free(kp->ks);

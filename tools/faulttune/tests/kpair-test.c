@@ -147,6 +147,203 @@ static void test_handover(void)
 	ft_kpair_free(kp);
 }
 
+/* an index other than idx whose key hashes to idx's bucket */
+static uint64_t same_bucket(uint64_t idx)
+{
+	uint64_t q;
+
+	for (q = idx + 1; mutex_of(q) != mutex_of(idx); q++)
+		;
+	return q;
+}
+
+static void want(int i, int pid, int contended, uint64_t wait, uint64_t hold,
+		 const char *what)
+{
+	CHECK(i < nout && outs[i].pid == pid && !outs[i].contended == !contended &&
+	      outs[i].wait_ns == wait && outs[i].hold_ns == hold,
+	      "%s: acquisition %d: pid %d %s, wait %llu, hold %llu; got pid %d "
+	      "%s, wait %llu, hold %llu", what, i, pid,
+	      contended ? "contended" : "free", (unsigned long long)wait,
+	      (unsigned long long)hold, i < nout ? outs[i].pid : -1,
+	      i < nout && outs[i].contended ? "contended" : "free",
+	      i < nout ? (unsigned long long)outs[i].wait_ns : 0,
+	      i < nout ? (unsigned long long)outs[i].hold_ns : 0);
+}
+
+/*
+ * Two tasks hash to one bucket close together, and the later hasher
+ * takes the mutex first: hashing comes before mutex_lock(), and the
+ * earlier one lost the race and waits.  The later one is free (held from
+ * its key: no contention event), the earlier one contended, whether it
+ * only spun or slept too; with a third hasher that waits behind them.
+ */
+static void test_later_owns(void)
+{
+	struct ft_kpair *kp = start("hugetlb_fault_mutex_hash");
+	uint64_t q = same_bucket(5), r = same_bucket(q);
+
+	/* the earlier hasher spins only, and is handed the mutex */
+	feed(kp, key(1000, 60, 5, 0));
+	feed(kp, key(1100, 61, q, 0));		/* takes it at once */
+	feed(kp, cont(1150, 60, 5, 0, 3));	/* LCB_F_SPIN | LCB_F_MUTEX */
+	feed(kp, unlock(1400, 61, q));
+	feed(kp, cont(1420, 60, 5, 1, 0));
+	feed(kp, unlock(2000, 60, 5));
+	CHECK(nout == 2, "spin: two acquisitions, got %d", nout);
+	want(0, 61, 0, 0, 300, "spin: the later hasher took it at once");
+	want(1, 60, 1, 420, 580, "spin: the earlier hasher waited for it");
+	ft_kpair_free(kp);
+
+	/* the earlier hasher sleeps */
+	kp = start("hugetlb_fault_mutex_hash");
+	feed(kp, key(1000, 60, 5, 0));
+	feed(kp, key(1100, 61, q, 0));
+	feed(kp, cont(1150, 60, 5, 0, 3));
+	feed(kp, cont(1160, 60, 5, 0, 2));	/* sleeps */
+	feed(kp, unlock(5000, 61, q));
+	feed(kp, cont(5200, 60, 5, 1, 0));
+	feed(kp, unlock(7000, 60, 5));
+	CHECK(nout == 2, "sleep: two acquisitions, got %d", nout);
+	want(0, 61, 0, 0, 3900, "sleep: the later hasher took it at once");
+	want(1, 60, 1, 4200, 1800, "sleep: the earlier hasher waited for it");
+	ft_kpair_free(kp);
+
+	/* three hashers: the middle one takes it, the others wait in turn */
+	kp = start("hugetlb_fault_mutex_hash");
+	feed(kp, key(1000, 60, 5, 0));
+	feed(kp, key(1100, 61, q, 0));		/* takes it at once */
+	feed(kp, key(1200, 62, r, 0));
+	feed(kp, cont(1250, 60, 5, 0, 3));
+	feed(kp, cont(1260, 62, r, 0, 3));
+	feed(kp, unlock(2000, 61, q));
+	feed(kp, cont(2010, 60, 5, 1, 0));
+	feed(kp, unlock(3000, 60, 5));
+	feed(kp, cont(3010, 62, r, 1, 0));
+	feed(kp, unlock(4000, 62, r));
+	CHECK(nout == 3, "three: three acquisitions, got %d", nout);
+	want(0, 61, 0, 0, 900, "three: the middle hasher took it at once");
+	want(1, 60, 1, 1010, 990, "three: the first hasher waited");
+	want(2, 62, 1, 1810, 990, "three: the last hasher waited");
+	ft_kpair_free(kp);
+}
+
+/*
+ * The earlier hasher takes it and the later one waits: as ever.  With
+ * lock debugging the owner's mutex_lock() shows lock:contention_begin
+ * (spin) and _end too, before the later hasher's: that begin is no wait,
+ * and the bucket stays the earlier hasher's.  A waiter that only spun is
+ * contended all the same.
+ */
+static void test_earlier_owns(void)
+{
+	struct ft_kpair *kp = start("hugetlb_fault_mutex_hash");
+	uint64_t q = same_bucket(5);
+
+	feed(kp, key(1000, 70, 5, 0));
+	feed(kp, key(1100, 71, q, 0));
+	feed(kp, cont(1150, 70, 5, 0, 3));	/* lock debugging: every lock */
+	feed(kp, cont(1160, 70, 5, 1, 0));	/* has it */
+	feed(kp, cont(1170, 71, q, 0, 3));
+	feed(kp, cont(1180, 71, q, 0, 2));	/* sleeps */
+	feed(kp, unlock(5000, 70, 5));
+	feed(kp, cont(5100, 71, q, 1, 0));
+	feed(kp, unlock(6000, 71, q));
+	CHECK(nout == 2, "debug: two acquisitions, got %d", nout);
+	want(0, 70, 0, 160, 3840, "debug: the earlier hasher took it");
+	want(1, 71, 1, 4000, 900, "debug: the later hasher waited");
+	ft_kpair_free(kp);
+
+	kp = start("hugetlb_fault_mutex_hash");
+	feed(kp, key(1000, 70, 5, 0));		/* takes it at once */
+	feed(kp, key(1100, 71, q, 0));
+	feed(kp, cont(1150, 71, q, 0, 3));	/* spins only */
+	feed(kp, unlock(1300, 70, 5));
+	feed(kp, cont(1310, 71, q, 1, 0));
+	feed(kp, unlock(1500, 71, q));
+	CHECK(nout == 2, "spin: two acquisitions, got %d", nout);
+	want(0, 70, 0, 0, 300, "spin: the earlier hasher took it at once");
+	want(1, 71, 1, 210, 190, "spin: the later hasher spun for it");
+	ft_kpair_free(kp);
+}
+
+/*
+ * Both hashers show lock:contention_begin (lock debugging, or a holder
+ * the probes do not see): the one whose contention_end comes first took
+ * it, whichever hashed first; the other waited for it.  Behind a holder
+ * that is seen (it hashed first) or whose release alone is seen (wp's
+ * retake: an unlock without a key), both waited.
+ */
+static void test_both_wait(void)
+{
+	struct ft_kpair *kp = start("hugetlb_fault_mutex_hash");
+	uint64_t q = same_bucket(5), r = same_bucket(q);
+
+	/* the later hasher's contention_end first */
+	feed(kp, key(1000, 80, 5, 0));
+	feed(kp, key(1100, 81, q, 0));
+	feed(kp, cont(1150, 80, 5, 0, 3));
+	feed(kp, cont(1160, 81, q, 0, 3));
+	feed(kp, cont(1170, 81, q, 1, 0));	/* has it */
+	feed(kp, cont(1180, 80, 5, 0, 2));	/* sleeps */
+	feed(kp, unlock(5000, 81, q));
+	feed(kp, cont(5100, 80, 5, 1, 0));
+	feed(kp, unlock(6000, 80, 5));
+	CHECK(nout == 2, "later first: two acquisitions, got %d", nout);
+	want(0, 81, 0, 70, 3830, "later first: the later hasher took it");
+	want(1, 80, 1, 4100, 900, "later first: the earlier hasher waited");
+	ft_kpair_free(kp);
+
+	/* the earlier hasher's contention_end first */
+	kp = start("hugetlb_fault_mutex_hash");
+	feed(kp, key(1000, 80, 5, 0));
+	feed(kp, key(1100, 81, q, 0));
+	feed(kp, cont(1150, 80, 5, 0, 3));
+	feed(kp, cont(1160, 81, q, 0, 3));
+	feed(kp, cont(1170, 80, 5, 1, 0));	/* has it */
+	feed(kp, unlock(5000, 80, 5));
+	feed(kp, cont(5100, 81, q, 1, 0));	/* spun all along */
+	feed(kp, unlock(6000, 81, q));
+	CHECK(nout == 2, "earlier first: two acquisitions, got %d", nout);
+	want(0, 80, 0, 170, 3830, "earlier first: the earlier hasher took it");
+	want(1, 81, 1, 4000, 900, "earlier first: the later hasher waited");
+	ft_kpair_free(kp);
+
+	/* behind a holder that hashed first: the later waiter overtakes */
+	kp = start("hugetlb_fault_mutex_hash");
+	feed(kp, key(900, 82, r, 0));		/* holds */
+	feed(kp, key(1000, 80, 5, 0));
+	feed(kp, key(1100, 81, q, 0));
+	feed(kp, cont(1150, 80, 5, 0, 3));
+	feed(kp, cont(1160, 81, q, 0, 3));
+	feed(kp, unlock(3000, 82, r));
+	feed(kp, cont(3010, 81, q, 1, 0));
+	feed(kp, unlock(4000, 81, q));
+	feed(kp, cont(4010, 80, 5, 1, 0));
+	feed(kp, unlock(5000, 80, 5));
+	CHECK(nout == 3, "holder: three acquisitions, got %d", nout);
+	want(0, 82, 0, 0, 2100, "holder: free");
+	want(1, 81, 1, 1910, 990, "holder: the later hasher waited");
+	want(2, 80, 1, 3010, 990, "holder: the earlier hasher waited longer");
+	ft_kpair_free(kp);
+
+	/* behind a hold whose release alone is seen (no key: wp's retake) */
+	kp = start("hugetlb_fault_mutex_hash");
+	feed(kp, key(1000, 80, 5, 0));
+	feed(kp, key(1100, 81, q, 0));
+	feed(kp, cont(1150, 80, 5, 0, 3));
+	feed(kp, cont(1160, 81, q, 0, 3));
+	feed(kp, unlock(2000, 83, r));		/* the retake's release */
+	feed(kp, cont(2010, 81, q, 1, 0));
+	feed(kp, unlock(3000, 81, q));
+	feed(kp, cont(3010, 80, 5, 1, 0));
+	feed(kp, unlock(4000, 80, 5));
+	CHECK(nout == 2, "retake: two acquisitions, got %d", nout);
+	want(0, 81, 1, 910, 990, "retake: the later hasher waited for it");
+	want(1, 80, 1, 2010, 990, "retake: the earlier hasher waited longer");
+	ft_kpair_free(kp);
+}
+
 /* the stock kernel: the op from the caller, the drops hash again */
 static void test_recompute(void)
 {
@@ -413,6 +610,9 @@ int main(void)
 	test_clones();
 	test_pair();
 	test_handover();
+	test_later_owns();
+	test_earlier_owns();
+	test_both_wait();
 	test_recompute();
 	test_match();
 	test_dated();

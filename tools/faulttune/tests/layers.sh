@@ -7,6 +7,10 @@
 # -n A,B:C: neither A nor B reaches C through any path of uses, nor C
 # them (the reader and the core know no consumer a caller registers, nor
 # it them).
+# Sizes (issue #41): the source beside each object (X.o: X.c) has at
+# most 1,200 lines and no function over 120; the files and functions over
+# that today are listed below with their size, a ratchet: one more, or
+# one of them grown, fails; one shrunk is told to tighten its line.
 # usage: tests/layers.sh [-v] [-n FILE,...:FILE]... OBJ...
 verbose=
 rules=
@@ -71,4 +75,63 @@ for r in $rules; do
 		fi
 	done
 done
+
+MAX_FILE=1200
+MAX_FUNC=120
+# today's exceptions, "file lines" and "file:function lines": shrink them,
+# never add one (split the file or the function instead)
+big_files="
+tune.c 1857
+"
+big_funcs="
+bench.c:ft_bench_parse_args 123
+kpair.c:ft_kpair_print 147
+"
+# each function as "file:name lines": kernel style puts a function's
+# opening and closing braces alone at column 0, and nothing else there
+# (a struct or an initialiser opens on its own line); counted from the
+# "{" to the "}", its name from the last line at column 0 before the "{"
+funcs() {
+	awk '/^[A-Za-z_]/ && !body { sig = $0 }
+	/^\{$/ && !body { body = 1; start = FNR; name = sig
+		sub(/\(.*/, "", name); sub(/.*[^A-Za-z0-9_]/, "", name); next }
+	/^\}$/ && body { body = 0; n = split(FILENAME, p, "/")
+		print p[n] ":" name, FNR - start + 1 }' "$@"
+}
+# over: "what size" lines over max; allowed: the ratchet's list
+ratchet() {	# what max allowed over
+	echo "$4" | while read -r what size; do
+		[ -n "$what" ] || continue
+		have=$(echo "$3" | awk -v w="$what" '$1 == w { print $2 }')
+		if [ -z "$have" ]; then
+			echo "not ok - $what: $size lines, over $2 ($1; split it)"
+		elif [ "$size" -gt "$have" ]; then
+			echo "not ok - $what: $size lines, grown from $have ($1, over $2)"
+		fi
+	done
+	echo "$3" | while read -r what have; do
+		[ -n "$what" ] || continue
+		size=$(echo "$4" | awk -v w="$what" '$1 == w { print $2 }')
+		[ "${size:-0}" -lt "$have" ] &&
+			echo "# $what: ${size:-at most $2} lines now, listed at $have: lower its line in $0"
+	done
+	return 0
+}
+srcs=
+for o in "$@"; do
+	[ -f "${o%.o}.c" ] && srcs="$srcs ${o%.o}.c"
+done
+if [ -n "$srcs" ]; then
+	over=$(wc -l $srcs | awk -v m=$MAX_FILE '$2 != "total" && $1 > m {
+		n = split($2, p, "/"); print p[n], $1 }')
+	ratchet file $MAX_FILE "$big_files" "$over" >"$W/files"
+	over=$(funcs $srcs | awk -v m=$MAX_FUNC '$2 > m')
+	ratchet function $MAX_FUNC "$big_funcs" "$over" >"$W/funcs"
+	cat "$W/files" "$W/funcs"
+	if grep -q '^not ok' "$W/files" "$W/funcs"; then
+		fail=1
+	else
+		echo "ok - $(echo $srcs | wc -w) files within $MAX_FILE lines and their functions within $MAX_FUNC, but the listed"
+	fi
+fi
 exit $fail

@@ -374,7 +374,7 @@ void ft_sample_note(const struct ft_analysis *a, const char *file);
 void ft_sample_free(struct ft_analysis *a);
 
 /*
- * What-if replay of the recorded hashes (model.c): rows for sizes 1, 2,
+ * What-if replay of the recorded hashes (whatif.c): rows for sizes 1, 2,
  * 4 .. max_size; caller frees.  Returns the number of rows or -1.  Sorts
  * a->holds by acquisition: the contention model, which numbers keys in
  * the recorded order, must have its holds before.

@@ -54,7 +54,7 @@ struct ft_model_opts {
 				   far as the work allows (0: see auto_draws) */
 	uint64_t seed;		/* of the draws; FT_MODEL_SEED */
 	int only_run;		/* 0: all runs; k: the k-th run alone */
-	int open_loop;		/* requests at their recorded times (model.c) */
+	int open_loop;		/* requests at their recorded times (sim.c) */
 	int workers;		/* threads a prediction runs on; 0: one a CPU,
 				   when the work is worth it (the answer is
 				   the same on any number) */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * faulttune statistics: Student's t quantiles and the 95% confidence
- * interval of a difference of two means (Welch), with which tune
- * confirms a pick by measurement.  Plain arithmetic on arrays, apart
- * from the model so that a check of measured runs needs no model.
+ * faulttune statistics: Student's t quantiles (the bounds of decide.c and
+ * advice.c) and the 95% confidence interval of a difference of two means
+ * (Welch), with which tune compares measured runs.  Plain arithmetic on
+ * numbers, no model state: apart from the model object, which none of
+ * their callers needs for them.
  */
 #include <math.h>
 #include <string.h>

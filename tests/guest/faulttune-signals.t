@@ -22,9 +22,15 @@ for sig in INT TERM; do
 	p=$!
 	i=0
 	while [ $i -lt 30 ] && [ ! -d $T/instances/faulttune-$p ]; do sleep 1; i=$((i + 1)); done
-	sleep 3
 	[ -d $T/instances/faulttune-$p ]
 	t $? "tune running with its instance (SIG$sig)"
+	# signalled once it has moved the knob: a knob it never moved is
+	# left alone, without a word
+	i=0
+	while [ $i -lt 120 ] && [ "$(cat $K)" = "$saved" ]; do sleep 0.5; i=$((i + 1)); done
+	moved=$(cat $K)
+	[ "$moved" != "$saved" ]
+	t $? "tune moved the knob ($saved -> $moved) before SIG$sig"
 	kill -$sig $p
 	wait $p
 	rc=$?

@@ -71,6 +71,7 @@ struct tune_ctx {
 	const char *knob;
 	uint32_t saved;
 	int saved_valid;
+	int moved;		/* the knob was set to a size other than saved */
 	int fixed;		/* no knob: the kernel's size, fixed at boot */
 	int apply;
 	uint32_t apply_value;
@@ -197,7 +198,8 @@ static void tune_restore(void)
 	if (!c)
 		return;
 	restore_ctx = NULL;
-	if (c->saved_valid) {
+	/* a knob that never moved is left alone, and nothing is said */
+	if (c->saved_valid && (c->apply || c->moved)) {
 		v = c->apply ? c->apply_value : c->saved;
 		if (knob_write(c->knob, v))
 			ft_err("cannot restore %s to %u: %s", c->knob, v,
@@ -818,6 +820,8 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		ft_err("cannot set %s to %u: %s", c->knob, size, strerror(errno));
 		return -1;
 	}
+	if (!c->fixed && size != c->saved)
+		c->moved = 1;
 	if (measured) {
 		cap = ft_capture_start(&c->fi, c->tmpfile);
 		if (!cap || tracefs_trace_on(c->fi.inst))

@@ -820,8 +820,7 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		ft_err("cannot set %s to %u: %s", c->knob, size, strerror(errno));
 		return -1;
 	}
-	if (!c->fixed && size != c->saved)
-		c->moved = 1;
+	c->moved |= !c->fixed && size != c->saved;
 	if (measured) {
 		cap = ft_capture_start(&c->fi, c->tmpfile);
 		if (!cap || tracefs_trace_on(c->fi.inst))
@@ -1196,16 +1195,13 @@ static void report_text(const struct tune_ctx *c, const struct confirm *cf,
 		printf("workload threads, %d threads, %llu MB", c->threads,
 		       (unsigned long long)(c->bench.size >> 20));
 	}
-	if (c->fixed)
-		printf("\nseed %u, %d probes (at least %d, at most %d or %g s) + "
-		       "%d warm-up, %d runs, %.1f s; recorder: kprobe\n", c->seed,
-		       c->nprobes, c->probes, c->budget_runs, c->budget_s,
-		       c->warmup, c->runs, c->wall_s);
-	else
-		printf("\nseed %u, %d runs per size, %d probes (at least %d, at "
-		       "most %d or %g s) + %d warm-up, %d runs, %.1f s\n",
-		       c->seed, c->reps, c->nprobes, c->probes, c->budget_runs,
-		       c->budget_s, c->warmup, c->runs, c->wall_s);
+	printf("\nseed %u, ", c->seed);
+	if (!c->fixed)
+		printf("%d runs per size, ", c->reps);
+	printf("%d probes (at least %d, at most %d or %g s) + %d warm-up, %d "
+	       "runs, %.1f s%s\n", c->nprobes, c->probes, c->budget_runs,
+	       c->budget_s, c->warmup, c->runs, c->wall_s,
+	       c->fixed ? "; recorder: kprobe" : "");
 	printf("probing: %d runs at %u in %.1f s; %s\n", c->nprobes, c->saved,
 	       c->probe_s, stopped_str(c, 1, stop, sizeof(stop)));
 	if (c->fixed)

@@ -30,14 +30,6 @@
 #include "faulttune.h"
 #include "model.h"
 
-/* lock:contention_begin flags (include/trace/events/lock.h) */
-#define LCB_F_SPIN	(1U << 0)
-#define LCB_F_READ	(1U << 1)
-#define LCB_F_WRITE	(1U << 2)
-#define LCB_F_RT	(1U << 3)
-#define LCB_F_PERCPU	(1U << 4)
-#define LCB_F_MUTEX	(1U << 5)
-
 enum fb_class { FB_OTHER, FB_FAULT_MUTEX, FB_MEMTYPE, FB_NR };
 
 #define FB_OPEN		8	/* nested waits per task */

@@ -23,6 +23,17 @@ enum ft_hop {
 	FT_HOP_NR
 };
 
+/* the run-time knob (kernel contract: the series' debugfs file) */
+#define FT_KNOB_PATH "/sys/kernel/debug/hugetlb/num_fault_mutexes"
+
+/* lock:contention_begin's flags (kernel contract: trace/events/lock.h) */
+#define LCB_F_SPIN	(1U << 0)
+#define LCB_F_READ	(1U << 1)
+#define LCB_F_WRITE	(1U << 2)
+#define LCB_F_RT	(1U << 3)
+#define LCB_F_PERCPU	(1U << 4)
+#define LCB_F_MUTEX	(1U << 5)
+
 /* memtype op codes (kernel contract) */
 enum ft_mop {
 	FT_MOP_RESERVE, FT_MOP_FREE, FT_MOP_LOOKUP, FT_MOP_LIST, FT_MOP_OTHER,
@@ -510,7 +521,6 @@ enum { FT_PHASE_OURS, FT_PHASE_LIB, FT_PHASE_READ_DONE };
 int ft_isolate(int (*fn)(void *), void *arg, const char *what,
 	       double timeout_s);
 void ft_isolate_phase(int phase);
-extern int ft_verbose;
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -59,7 +59,6 @@
 #include <string.h>
 #include "faulttune.h"
 
-#define LCB_F_SPIN	(1U << 0)	/* include/trace/events/lock.h */
 #define KP_QUEUE	16		/* a task's holds awaiting their summary */
 
 enum { KP_IDLE, KP_REQ, KP_HELD };

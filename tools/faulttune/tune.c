@@ -54,7 +54,6 @@
 #include "model.h"
 #include "confirm.h"
 
-#define KNOB "/sys/kernel/debug/hugetlb/num_fault_mutexes"
 #define MAX_FROM 64
 
 /* measured runs at one size */
@@ -254,7 +253,7 @@ static void tune_usage(FILE *f)
 "      --timeout SEC   --from: give up on a file the reader has not finished\n"
 "                      in SEC seconds (default: 60 + 1 per MiB; 0: never)\n"
 "      --current N     --from: the size to compare with (default: recorded)\n"
-"      --knob FILE     knob path (default " KNOB ")\n"
+"      --knob FILE     knob path (default " FT_KNOB_PATH ")\n"
 "  -h, --help\n"
 "COMMAND runs once per run, with FAULTTUNE_MARKER=<the instance's\n"
 "trace_marker>, as under faulttune record.\n"
@@ -301,7 +300,7 @@ static void tune_defaults(struct tune_ctx *c)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-	c->knob = KNOB;
+	c->knob = FT_KNOB_PATH;
 	c->reps = 5;
 	c->warmup = 1;
 	c->probes = 3;
@@ -1553,7 +1552,7 @@ static int knob_absent(const struct tune_ctx *c)
 {
 	struct statfs sf;
 
-	return errno == ENOENT && !strcmp(c->knob, KNOB) &&
+	return errno == ENOENT && !strcmp(c->knob, FT_KNOB_PATH) &&
 	       !statfs("/sys/kernel/debug", &sf) &&
 	       sf.f_type == DEBUGFS_MAGIC;
 }
@@ -1590,7 +1589,7 @@ static int preflight(struct tune_ctx *c)
 	} else if (access(c->knob, F_OK)) {
 		if (access("/sys/kernel/debug/hugetlb", F_OK) &&
 		    access("/sys/kernel/debug/tracing", F_OK) &&
-		    !strcmp(c->knob, KNOB))
+		    !strcmp(c->knob, FT_KNOB_PATH))
 			ft_err("%s not found: debugfs is not mounted (mount -t "
 			       "debugfs none /sys/kernel/debug) or the kernel lacks "
 			       "the patch 'hugetlb: resizable fault mutex table "

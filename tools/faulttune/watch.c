@@ -40,7 +40,6 @@
 
 #define FT_WATCH_LOCK_DIR	"/run/faulttune"
 #define FT_WATCH_LOCK		FT_WATCH_LOCK_DIR "/watch.lock"
-#define KNOB "/sys/kernel/debug/hugetlb/num_fault_mutexes"
 /* the reader child's limit for one window's file, seconds */
 #define FT_WATCH_READ_S	120
 /*
@@ -305,7 +304,7 @@ static int take_lock(struct watch_ctx *c)
 /* num_fault_mutexes from the knob; 0 when there is none (stock kernel) */
 static uint32_t knob_size(void)
 {
-	char *text = ft_read_all(KNOB, NULL);
+	char *text = ft_read_all(FT_KNOB_PATH, NULL);
 	uint64_t v = 0;
 
 	if (text) {

@@ -16,7 +16,8 @@
 
 /* ---- u64 map ---- */
 
-static uint64_t mix64(uint64_t x)
+/* murmur3's finaliser (the model's hash draws use splitmix64's) */
+static uint64_t fmix64(uint64_t x)
 {
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdULL;
@@ -42,7 +43,7 @@ static int map_grow(struct ft_map *m)
 
 		if (!m->vals[i])
 			continue;
-		j = mix64(m->keys[i]) & (cap - 1);
+		j = fmix64(m->keys[i]) & (cap - 1);
 		while (vals[j])
 			j = (j + 1) & (cap - 1);
 		keys[j] = m->keys[i];
@@ -68,7 +69,7 @@ void **ft_map_get(struct ft_map *m, uint64_t key, int create)
 		if (!create || map_grow(m))
 			return NULL;
 	}
-	j = mix64(key) & (m->cap - 1);
+	j = fmix64(key) & (m->cap - 1);
 	while (m->vals[j]) {
 		if (m->keys[j] == key)
 			return &m->vals[j];

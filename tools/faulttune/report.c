@@ -153,11 +153,6 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 	return 0;
 }
 
-struct row {
-	const char *name;
-	struct ft_stats *st;
-};
-
 static uint32_t whatif_max(const struct ft_analysis *a,
 			   const struct ft_report_opts *o)
 {

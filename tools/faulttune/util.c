@@ -14,8 +14,6 @@
 #include <time.h>
 #include "faulttune.h"
 
-int ft_verbose;
-
 /*
  * Messages go to stderr after whatever stdout holds: with both sent to one
  * file (tune > log 2>&1), a message at exit (the knob restored) once landed

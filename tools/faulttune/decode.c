@@ -2,10 +2,10 @@
 /*
  * trace.dat reader: each record into a struct ft_event, by reading its
  * fields at the offsets the file's own formats give (found by name in
- * setup(), never assumed).  Both paths hand their records to on_record():
+ * rd_setup(), never assumed).  Both paths hand their records to rd_on_record():
  * libtracecmd's iteration (readdat.c) and the in-place decoder (fast.c);
  * the checks of the library path's record order sit here too, since
- * on_record() makes them on every record libtracecmd gives.
+ * rd_on_record() makes them on every record libtracecmd gives.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +79,7 @@ static inline uint64_t num_in(const struct tep_format_field *f,
 
 /*
  * Read a field at the offset and size its format gave (looked up by name
- * once, in setup()): what tep_read_number_field() does, without a library
+ * once, in rd_setup()): what tep_read_number_field() does, without a library
  * call and a switch per field, a third of report's time on big files.
  */
 static inline uint64_t num(const struct tep_format_field *f,
@@ -87,7 +87,7 @@ static inline uint64_t num(const struct tep_format_field *f,
 {
 	if (!f)
 		return 0;
-	/* setup() refused negative offsets; 64-bit sums cannot wrap */
+	/* rd_setup() refused negative offsets; 64-bit sums cannot wrap */
 	if ((uint64_t)(unsigned int)f->offset + (unsigned int)f->size >
 	    (unsigned int)r->size) {
 		*ok = 0;
@@ -419,8 +419,8 @@ static void decode_checked(struct reader *rd, const struct ft_evdesc *d,
 		feed(rd, ev);
 }
 
-/* one record, from libtracecmd (h set) or from fast_read() (h NULL) */
-int on_record(struct tracecmd_input *h, struct tep_record *r,
+/* one record, from libtracecmd (h set) or from rd_fast_read() (h NULL) */
+int rd_on_record(struct tracecmd_input *h, struct tep_record *r,
 	      int cpu, void *data)
 {
 	struct reader *rd = data;
@@ -563,7 +563,7 @@ static struct tep_event *kprobe_event(struct reader *rd, const char *name)
 	return NULL;
 }
 
-int setup(struct reader *rd, const char *file)
+int rd_setup(struct reader *rd, const char *file)
 {
 	int i, n = 0;
 

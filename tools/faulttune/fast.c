@@ -3,7 +3,7 @@
  * trace.dat reader: the fast path.  A plain version 6 file mapped, each
  * CPU's ring-buffer pages checked by the length rules and decoded in
  * place (or by kbuffer), the CPUs merged by time stamp into
- * on_record().
+ * rd_on_record().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,13 +25,13 @@
  * by kbuffer's rules); a page with padding or absolute time stamps by
  * libtraceevent's kbuffer, the decoder libtracecmd itself uses: both
  * paths see the same events and time stamps.  The formats still come
- * from libtracecmd (setup()); files with buffer instances, other options
+ * from libtracecmd (rd_setup()); files with buffer instances, other options
  * or 4-byte longs take the library path.
  *
  * kbuffer trusts the lengths in a page: a commit beyond the page, or an
  * event whose length runs past the commit or wraps, makes it read out of
  * bounds or loop forever.  So each page is checked first, by the ring
- * buffer's length rules only (good_prefix()), and the decoder is handed
+ * buffer's length rules only (rd_good_prefix()), and the decoder is handed
  * the good part: the page itself, or a copy with the commit cut before
  * the first bad header.  What is cut is counted per CPU, never dropped
  * silently.
@@ -69,7 +69,7 @@ static uint32_t get32(const unsigned char *p)
  * good part has padding or an absolute time stamp, which page_next()
  * leaves to kbuffer.
  */
-unsigned int good_prefix(const unsigned char *d, unsigned int size,
+unsigned int rd_good_prefix(const unsigned char *d, unsigned int size,
 			 int *odd)
 {
 	unsigned int c = 0, tl, len;
@@ -114,7 +114,7 @@ unsigned int good_prefix(const unsigned char *d, unsigned int size,
 /*
  * The next data event of a page decoded here (c->pd): what
  * kbuffer_next_event() and kbuffer_event_size() give, for the header
- * types a page has when good_prefix() found it good and not odd (data
+ * types a page has when rd_good_prefix() found it good and not odd (data
  * events and time extends), without kbuffer's indirect calls per
  * header, a fifth of report's reading.  The payload, NULL at the end of
  * the page; sets c->ts and c->len.
@@ -205,7 +205,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 		drop_behind(c, pg);
 		/*
 		 * The next page's lines are fetched while this one is
-		 * decoded: the first look at each line (good_prefix()) was
+		 * decoded: the first look at each line (rd_good_prefix()) was
 		 * a cache miss, the hardware does not prefetch across pages.
 		 */
 		if (c->p + page <= c->end) {
@@ -217,7 +217,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 		memcpy(&flags, pg + 8, 8);
 		commit = flags & COMMIT_MASK;
 		if (commit > room) {
-			/* the file is refused, as validate() refuses it */
+			/* the file is refused, as rd_validate() refuses it */
 			c->bad_commit = pg;
 			break;
 		}
@@ -231,7 +231,7 @@ static int cur_page(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 			continue;
 		}
 		odd = 0;
-		good = good_prefix(pg + PAGE_HDR, commit, &odd);
+		good = rd_good_prefix(pg + PAGE_HDR, commit, &odd);
 		if (good < commit) {
 			uint64_t cut = (flags & ~COMMIT_MASK) | good;
 
@@ -285,7 +285,7 @@ static int cur_next(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 	return c->data != NULL;
 }
 
-int fast_read(const char *file, struct layout *lay,
+int rd_fast_read(const char *file, struct layout *lay,
 	      struct reader *rd)
 {
 	struct cpu_cur *cur;
@@ -317,7 +317,7 @@ int fast_read(const char *file, struct layout *lay,
 		cur[i].copy = malloc(lay->page);
 		if (!cur[i].kb || !cur[i].copy)
 			goto nomem;
-		/* validate() checked that off + size is inside the file */
+		/* rd_validate() checked that off + size is inside the file */
 		cur[i].p = (const unsigned char *)map + lay->off[i];
 		cur[i].end = cur[i].p + lay->size[i];
 		cur[i].drop = cur[i].p;
@@ -344,7 +344,7 @@ int fast_read(const char *file, struct layout *lay,
 		rec.cpu = cpu;
 		rd->room = (unsigned int)(m->pg_end -
 					  (const unsigned char *)m->data);
-		on_record(NULL, &rec, cpu, rd);
+		rd_on_record(NULL, &rec, cpu, rd);
 		cur_next(m, lay->page, rd, cpu);
 	}
 	rd->room = 0;

@@ -104,12 +104,12 @@ struct sim_out {
 };
 
 /* model.c */
-void hash_free(struct ft_model *m);
+void model_hash_free(struct ft_model *m);
 
 /* sim.c */
-int copies(const struct run *r, int threads);
+int sim_copies(const struct run *r, int threads);
 size_t sim_streams(const struct run *r, int threads);
-void simulate(const struct run *r, int threads, int open_loop,
+void sim_run(const struct run *r, int threads, int open_loop,
 	      uint32_t size, uint64_t draw, const uint32_t *hk,
 	      struct sim *sm, struct sim_out *out);
 void sim_free(struct sim *sm);

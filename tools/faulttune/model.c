@@ -50,7 +50,7 @@
 
 static void pool_stop(struct pool *p);
 
-void hash_free(struct ft_model *m)
+void model_hash_free(struct ft_model *m)
 {
 	int i;
 
@@ -73,7 +73,7 @@ void ft_model_free(struct ft_model *m)
 	if (!m)
 		return;
 	pool_stop(m->pool);
-	hash_free(m);
+	model_hash_free(m);
 	for (i = 0; i < m->nruns; i++) {
 		free(m->runs[i].h);
 		free(m->runs[i].first);
@@ -154,7 +154,7 @@ static int auto_draws(const struct ft_model *m, int threads, int run_draws)
 	for (i = 0; i < m->nruns; i++) {
 		const struct run *r = &m->runs[i];
 
-		work += (double)r->n * copies(r, threads);
+		work += (double)r->n * sim_copies(r, threads);
 	}
 	if (work < 1)
 		return 1;
@@ -207,11 +207,11 @@ static int hash_make(struct ft_model *m, const struct ft_model_opts *o,
 
 	/* a copied run's keys are other keys: hashed hold by hold */
 	for (i = 0; i < m->nruns; i++)
-		if (copies(&m->runs[i], o->threads) != 1)
+		if (sim_copies(&m->runs[i], o->threads) != 1)
 			return -1;
 	if (m->hash && m->hash_seed == o->seed && m->hash_draws >= draws)
 		return 0;
-	hash_free(m);
+	model_hash_free(m);
 	for (i = 0; i < m->nruns; i++) {
 		bytes += m->runs[i].n * (size_t)draws * sizeof(uint32_t);
 		if (bytes > FT_MODEL_HASH_CACHE)
@@ -227,7 +227,7 @@ static int hash_make(struct ft_model *m, const struct ft_model_opts *o,
 		size_t p;
 
 		if (!hk) {
-			hash_free(m);
+			model_hash_free(m);
 			return -1;
 		}
 		m->hash[i] = hk;
@@ -268,14 +268,15 @@ static int predict_setup(const struct ft_model *m,
 	for (i = 0; i < m->nruns; i++) {
 		const struct run *r = &m->runs[i];
 		size_t ns = sim_streams(r, o->threads);
+		/* the closed loop's last release of each copy's keys */
+		size_t k = (size_t)sim_copies(r, o->threads) * r->nkeys;
 
 		if (ns == SIZE_MAX)
 			return -1;	/* more streams than any machine runs */
 		if (ns > *maxs)
 			*maxs = ns;
-		/* the closed loop's last release of each copy's keys */
-		if (r->nafter && (size_t)copies(r, o->threads) * r->nkeys > *maxk)
-			*maxk = (size_t)copies(r, o->threads) * r->nkeys;
+		if (r->nafter && k > *maxk)
+			*maxk = k;
 	}
 	return draws;
 }
@@ -325,7 +326,7 @@ static void predict_jobs(struct predict_work *w, struct sim *sm)
 
 		if (o->only_run && o->only_run != i + 1)
 			continue;
-		simulate(&m->runs[i], o->threads, o->open_loop, w->size,
+		sim_run(&m->runs[i], o->threads, o->open_loop, w->size,
 			 run_draw(o->seed, i, d), w->cached ? m->hash[i] +
 			 (size_t)d * m->runs[i].n : NULL, sm, &w->out[j]);
 	}
@@ -485,7 +486,8 @@ static int predict_threads(const struct ft_model *m,
 		return o->workers < FT_MODEL_MAX_THREADS ? o->workers :
 							  FT_MODEL_MAX_THREADS;
 	for (i = 0; i < m->nruns; i++)
-		work += (double)m->runs[i].n * copies(&m->runs[i], o->threads);
+		work += (double)m->runs[i].n *
+			sim_copies(&m->runs[i], o->threads);
 	if (work * draws < FT_MODEL_THREAD_WORK ||
 	    sched_getaffinity(0, sizeof(cpus), &cpus))
 		return 1;

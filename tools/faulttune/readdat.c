@@ -28,7 +28,7 @@ static int iterate_all(struct tracecmd_input *h, struct reader *rd)
 	struct tracecmd_input **hs;
 
 	if (n <= 0)
-		return tracecmd_iterate_events(h, NULL, 0, on_record, rd);
+		return tracecmd_iterate_events(h, NULL, 0, rd_on_record, rd);
 	hs = calloc(n + 1, sizeof(*hs));
 	if (!hs)
 		return -1;
@@ -38,7 +38,7 @@ static int iterate_all(struct tracecmd_input *h, struct reader *rd)
 		if (hs[nh])
 			nh++;
 	}
-	ret = tracecmd_iterate_events_multi(hs, nh, on_record, rd);
+	ret = tracecmd_iterate_events_multi(hs, nh, rd_on_record, rd);
 	for (i = 1; i < nh; i++)
 		tracecmd_close(hs[i]);
 	free(hs);
@@ -154,7 +154,7 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	memset(&lay, 0, sizeof(lay));
 	/* FAULTTUNE_LIBTRACECMD=1: always the library path (tests compare) */
 	lay.lib = getenv("FAULTTUNE_LIBTRACECMD") != NULL;
-	if (validate(file, &lay)) {
+	if (rd_validate(file, &lay)) {
 		free(lay.off);
 		free(lay.size);
 		return -1;
@@ -181,7 +181,7 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 		rd->page = lay.page ? lay.page : 4096;
 		memset(rd->bad_page, 0xff, sizeof(rd->bad_page));
 	}
-	if (!rd || !(rd->tep = tracecmd_get_tep(h)) || setup(rd, file)) {
+	if (!rd || !(rd->tep = tracecmd_get_tep(h)) || rd_setup(rd, file)) {
 		free(rd);
 		free(lay.off);
 		free(lay.size);
@@ -201,7 +201,7 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	/* the file's formats are known: the consumers it has events for */
 	ft_consumers_start(a, file, rd->tep);
 	if (lay.plain && tracecmd_buffer_instances(h) == 0 && !lay.lib) {
-		ret = fast_read(file, &lay, rd);	/* says why itself */
+		ret = rd_fast_read(file, &lay, rd);	/* says why itself */
 	} else {
 		ret = lib_read(file, h, rd, &lay);
 	}

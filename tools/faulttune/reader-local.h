@@ -71,7 +71,7 @@ struct reader {
 #define ID_OTHER	(-1)	/* an event of the file faulttune does not use */
 #define ID_UNKNOWN	(-2)	/* no format in the file has this id */
 
-/* what validate() learnt of a plain version 6 file, for fast_read() */
+/* what rd_validate() learnt of a plain version 6 file, for rd_fast_read() */
 struct layout {
 	int plain;		/* v6, long size 8, only CPUSTATS/TRACECLOCK options */
 	uint64_t page, cpus;
@@ -79,7 +79,7 @@ struct layout {
 	uint64_t committed;	/* event bytes the page headers announce */
 	int std_header_page;	/* header_page: u64 time stamp, u64 commit, data at 16 */
 	int lib;		/* FAULTTUNE_LIBTRACECMD: the library path, always */
-	const unsigned char *base;	/* the file, mapped while validate() runs */
+	const unsigned char *base;	/* the file, mapped in rd_validate() */
 	/*
 	 * For the library path, which cannot skip what kbuffer misreads:
 	 * pages whose events run past their commit (the first of them), and
@@ -97,16 +97,16 @@ struct layout {
 #define PAGE_HDR 16		/* u64 time stamp, u64 commit and flags */
 
 /* decode.c */
-int on_record(struct tracecmd_input *h, struct tep_record *r,
+int rd_on_record(struct tracecmd_input *h, struct tep_record *r,
 	      int cpu, void *data);
-int setup(struct reader *rd, const char *file);
+int rd_setup(struct reader *rd, const char *file);
 
 /* validate.c */
-int validate(const char *file, struct layout *lay);
+int rd_validate(const char *file, struct layout *lay);
 
 /* fast.c */
-unsigned int good_prefix(const unsigned char *d, unsigned int size,
+unsigned int rd_good_prefix(const unsigned char *d, unsigned int size,
 			 int *odd);
-int fast_read(const char *file, struct layout *lay, struct reader *rd);
+int rd_fast_read(const char *file, struct layout *lay, struct reader *rd);
 
 #endif

@@ -446,7 +446,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	r.inflight = max_inflight(h, n);
 	if (open_order(&r) || key_order(&r, rel_at))
 		goto out;
-	hash_free(m);		/* made for the runs before this one */
+	model_hash_free(m);	/* made for the runs before this one */
 	runs = realloc(m->runs, (m->nruns + 1) * sizeof(*runs));
 	if (!runs)
 		goto out;

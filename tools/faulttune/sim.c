@@ -3,7 +3,7 @@
  * faulttune contention model: one simulation, one draw of the hash
  * through one run at one table size, open loop (requests at their
  * recorded times) or closed loop (a wait delays the task's later
- * requests).  The steps are inlined into simulate() so that its sums
+ * requests).  The steps are inlined into sim_run() so that its sums
  * stay in registers: this is where the model spends its time.  The
  * predictions (model.c) run many of these, each on a table of its own
  * (sim_alloc()).
@@ -62,7 +62,7 @@ static void heap_pop(struct heap *hp, uint64_t *t, uint32_t *s)
  * Copies of a run that --threads T asks for: T over the run's
  * concurrency, rounded, at least one.
  */
-int copies(const struct run *r, int threads)
+int sim_copies(const struct run *r, int threads)
 {
 	int k;
 
@@ -75,14 +75,14 @@ int copies(const struct run *r, int threads)
 /* the streams one simulation of the run runs: SIZE_MAX past any sane count */
 size_t sim_streams(const struct run *r, int threads)
 {
-	size_t ns = (size_t)copies(r, threads) * (size_t)r->nstreams;
+	size_t ns = (size_t)sim_copies(r, threads) * (size_t)r->nstreams;
 
 	return ns > FT_MODEL_MAX_STREAMS ? SIZE_MAX : ns;
 }
 
 /*
  * One simulation (one draw through one run) while it runs: its table of
- * buckets and its sums.  A local of simulate(), so that the sums stay in
+ * buckets and its sums.  A local of sim_run(), so that the sums stay in
  * registers through the steps below, which are inlined into it.
  */
 struct sim_run {
@@ -400,7 +400,7 @@ sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
 
 /*
  * One draw through one run: the streams are the recorded lanes, or with
- * threads = T, copies() copies of all of them, each copy with keys of
+ * threads = T, sim_copies() copies of all of them, each copy with keys of
  * its own: the same workload started again on another file, as
  * parallel_fault starts one thread per CPU.
  *
@@ -411,7 +411,7 @@ sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
  * doing (the recorded time line already has them in; the model takes
  * nothing out and adds nothing on).
  */
-void simulate(const struct run *r, int threads, int open_loop,
+void sim_run(const struct run *r, int threads, int open_loop,
 	      uint32_t size, uint64_t draw, const uint32_t *hk,
 	      struct sim *sm, struct sim_out *out)
 {

@@ -81,7 +81,7 @@ static void deep_check(struct layout *lay, const unsigned char *pg,
 	uint64_t flags, missed;
 
 	memcpy(&flags, pg + 8, 8);
-	if (commit && good_prefix(pg + PAGE_HDR, commit, NULL) < commit) {
+	if (commit && rd_good_prefix(pg + PAGE_HDR, commit, NULL) < commit) {
 		if (!lay->past_commit++) {
 			lay->past_commit_off = pg - lay->base;
 			lay->past_commit_cpu = (int)cpu;
@@ -125,7 +125,7 @@ static int map_file(const char *file, void **map, size_t *len)
 	return 0;
 }
 
-/* other versions: libtracecmd's job; their page size, for on_record() */
+/* other versions: libtracecmd's job; their page size, for rd_on_record() */
 static void other_version(const struct cur *c, struct layout *lay)
 {
 	const unsigned char *z = memchr(c->p + c->off, 0, c->len - c->off);
@@ -263,7 +263,7 @@ static const char *check_cpu_data(struct cur *c, struct layout *lay,
 	return NULL;
 }
 
-int validate(const char *file, struct layout *lay)
+int rd_validate(const char *file, struct layout *lay)
 {
 	struct cur c = { 0 };
 	uint64_t cpus = 0, page = 0, long_size = 0;

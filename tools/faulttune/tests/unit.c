@@ -1706,7 +1706,7 @@ static void test_page_damage(void)
 		spit(mut, m, len);
 		free(m);
 		ft_analysis_init(&a);
-		/* validate() refuses such a file before any decoding */
+		/* rd_validate() refuses such a file before any decoding */
 		EQ(ft_read_tracedat(mut, &a), -1);
 		ft_analysis_free(&a);
 	}

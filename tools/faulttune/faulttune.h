@@ -23,9 +23,6 @@ enum ft_hop {
 	FT_HOP_NR
 };
 
-/* the run-time knob (kernel contract: the series' debugfs file) */
-#define FT_KNOB_PATH "/sys/kernel/debug/hugetlb/num_fault_mutexes"
-
 /* lock:contention_begin's flags (kernel contract: trace/events/lock.h) */
 #define LCB_F_SPIN	(1U << 0)
 #define LCB_F_READ	(1U << 1)

@@ -51,6 +51,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
+#include "knob.h"
 #include "model.h"
 #include "confirm.h"
 
@@ -117,48 +118,6 @@ struct tune_ctx {
 /* the one piece of global state: what atexit() must undo */
 static struct tune_ctx *restore_ctx;
 
-static int knob_read(const char *knob, uint32_t *v)
-{
-	char *text = ft_read_all(knob, NULL);
-	uint64_t x;
-	char *nl;
-
-	if (!text)
-		return -1;
-	nl = strchr(text, '\n');
-	if (nl)
-		*nl = '\0';
-	if (ft_parse_u64(text, &x) || x > UINT32_MAX) {
-		free(text);
-		errno = EINVAL;
-		return -1;
-	}
-	free(text);
-	*v = (uint32_t)x;
-	return 0;
-}
-
-static int knob_write(const char *knob, uint32_t v)
-{
-	char buf[32];
-	int fd, n, ret = 0;
-	uint32_t back;
-
-	fd = open(knob, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = snprintf(buf, sizeof(buf), "%u", v);
-	if (write(fd, buf, n) != n)
-		ret = -1;
-	if (close(fd))
-		ret = -1;
-	if (!ret && (knob_read(knob, &back) || back != v)) {
-		errno = EIO;
-		ret = -1;
-	}
-	return ret;
-}
-
 /* lockdown=confidentiality: nothing of what tune needs is there */
 static void confidential(void)
 {
@@ -200,7 +159,7 @@ static void tune_restore(void)
 	/* a knob that never moved is left alone, and nothing is said */
 	if (c->saved_valid && (c->apply || c->moved)) {
 		v = c->apply ? c->apply_value : c->saved;
-		if (knob_write(c->knob, v))
+		if (ft_knob_write(c->knob, v))
 			ft_err("cannot restore %s to %u: %s", c->knob, v,
 			       strerror(errno));
 		else if (!c->apply && c->fmt == FT_FMT_TEXT)
@@ -815,7 +774,7 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 	int ret;
 
 	/* without the knob every run is at the kernel's size */
-	if (!c->fixed && knob_write(c->knob, size)) {
+	if (!c->fixed && ft_knob_write(c->knob, size)) {
 		ft_err("cannot set %s to %u: %s", c->knob, size, strerror(errno));
 		return -1;
 	}
@@ -1599,7 +1558,7 @@ static int preflight(struct tune_ctx *c)
 			       "resizable fault mutex table with a debugfs knob'",
 			       c->knob);
 		return 1;
-	} else if (knob_read(c->knob, &c->saved)) {
+	} else if (ft_knob_read(c->knob, &c->saved)) {
 		knob_refused(c->knob, errno);
 		return 1;
 	} else {

@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
+#include "knob.h"
 #include "model.h"
 #include "watch.h"
 
@@ -304,16 +305,9 @@ static int take_lock(struct watch_ctx *c)
 /* num_fault_mutexes from the knob; 0 when there is none (stock kernel) */
 static uint32_t knob_size(void)
 {
-	char *text = ft_read_all(FT_KNOB_PATH, NULL);
-	uint64_t v = 0;
+	uint32_t v;
 
-	if (text) {
-		text[strcspn(text, "\n")] = '\0';
-		if (ft_parse_u64(text, &v) || v > UINT32_MAX)
-			v = 0;
-	}
-	free(text);
-	return v;
+	return ft_knob_read(FT_KNOB_PATH, &v) ? 0 : v;
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include "faulttune.h"
+#include "knob.h"
 #include "synth.h"
 #include "check.h"
 
@@ -854,6 +855,49 @@ static void test_args(void)
 }
 
 /* one parser for every option: decimal, range-checked, nothing else */
+/*
+ * The knob on a plain file: a write is read back, a file that holds
+ * something else than the kernel writes is EINVAL, a missing one fails
+ * with open(2)'s errno and no file made.
+ */
+static void test_knob(void)
+{
+	char path[] = "/tmp/faulttune-knob-XXXXXX", gone[64];
+	int fd = mkstemp(path);
+	uint32_t v = 7;
+
+	CHECK(fd >= 0, "mkstemp");
+	if (fd < 0)
+		return;
+	close(fd);
+	EQ(ft_knob_write(path, 256), 0);
+	EQ(ft_knob_read(path, &v), 0);
+	EQ(v, 256);
+	EQ(ft_knob_write(path, 32), 0);	/* shorter: the file is truncated */
+	EQ(ft_knob_read(path, &v), 0);
+	EQ(v, 32);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && write(fd, "0x10\n", 5) == 5, "write 0x10");
+	close(fd);
+	v = 7;
+	errno = 0;
+	EQ(ft_knob_read(path, &v), -1);
+	EQ(errno, EINVAL);
+	EQ(v, 7);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && write(fd, "4294967296\n", 11) == 11, "write 2^32");
+	close(fd);
+	EQ(ft_knob_read(path, &v), -1);
+	EQ(v, 7);
+	unlink(path);
+	snprintf(gone, sizeof(gone), "%s.d/none", path);
+	errno = 0;
+	EQ(ft_knob_write(gone, 64), -1);
+	EQ(errno, ENOENT);
+	EQ(ft_knob_read(gone, &v), -1);
+	EQ(access(gone, F_OK), -1);
+}
+
 static void test_numbers(void)
 {
 	struct ft_report_opts o;
@@ -1983,6 +2027,7 @@ int main(void)
 	test_jhash();
 	test_args();
 	test_numbers();
+	test_knob();
 	test_report_cli();
 	test_bench_args();
 	test_bad_files();

@@ -124,11 +124,18 @@ pow2 "$(jnum recommended $W/c.json)"
 t $? "recommends a power of two for the command ($(jnum recommended $W/c.json))"
 [ "$(cat $K)" = "$saved" ] && [ "$(insts)" = 0 ] && [ -z "$(ls $H)" ]
 t $? "knob, instances and the hugetlbfs as found"
-faulttune tune --knob $K -r 1 -P 1 -B 2 -W 0 -- false >/dev/null 2>$W/f.err
+# The command faults with collisions at the saved size, so that tune
+# moves the knob, and fails at any other: tune stops on the failure with
+# the knob away from the saved size, and the check of the restore can
+# fail (a command that fails at once fails before the knob ever moves).
+faulttune tune --knob $K -r 1 -P 2 -B 2 -W 0 -- sh -c \
+	"[ \$(cat $K) = $saved ] && exec faulttune bench -t 4 -s 32M -r 1 >/dev/null" \
+	>/dev/null 2>$W/f.err
 rc=$?
-[ $rc = 1 ] && grep -q "^faulttune: tune: false exited with status 1" $W/f.err &&
-	[ "$(cat $K)" = "$saved" ]
-t $? "a failing COMMAND: exit 1, named, knob restored (rc=$rc)"
+[ $rc = 1 ] && grep -q "^faulttune: tune: sh exited with status 1" $W/f.err &&
+	[ "$(cat $K)" = "$saved" ] && grep -q "restored to $saved" $W/f.err
+t $? "a COMMAND failing at another size: exit 1, named, knob restored (rc=$rc)"
+[ $rc = 1 ] || sed 's/^/# /' $W/f.err | tail -5
 
 # 5. SIGINT while the user's command runs: passed on, everything restored
 echo 2 > $K

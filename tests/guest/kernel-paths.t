@@ -75,6 +75,24 @@ nr=$(cat $NR)
 free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)
 echo $((nr - free + 4)) > $NR
 paths wp "private copy-on-write by the owner with the pool used up across resizes"
+# That the owner's path ran, seen: only hugetlb_wp()'s drop and retake
+# reports op=wp, once a page each round.  With the events on, so the
+# lock's traced variant (the run above took the untraced one).
+T=/sys/kernel/tracing
+[ -d $T/instances ] || mount -t tracefs nodev $T 2> /dev/null
+I=$T/instances/ft_paths_$$
+if mkdir $I 2> /dev/null; then
+	echo 1 > $I/events/hugetlb/hugetlb_fault_mutex_start_locking/enable
+	ft_paths wp 4 > $OUT 2>&1
+	rc=$?
+	echo 0 > $I/events/hugetlb/hugetlb_fault_mutex_start_locking/enable
+	c=$(grep -c 'hugetlb_fault_mutex_start_locking: .* op=wp\( \|$\)' $I/trace)
+	rmdir $I
+	check "the owner's copy-on-write drops and retakes its mutex: op=wp traced, 4 rounds of 4 pages (rc=$rc, $c events)" \
+		eval '[ $rc = 0 ] && [ "$c" -ge 16 ]'
+else
+	nok "the owner's copy-on-write drops and retakes its mutex: no tracefs instance ($I)"
+fi
 
 # the same beside 1 GiB surplus pages, one at a time (overcommit 1)
 G=/sys/kernel/mm/hugepages/hugepages-1048576kB

@@ -150,13 +150,13 @@ MUTANTS = [
          new="""		       "raise %llu in /sys/kernel/mm/hugepages/hugepages-%llukB/"
 		       "nr_hugepages%s","""),
     dict(name="tune-no-restore-on-signal",
-         fault="tune leaves the knob at the size it was probing when "
-               "stopped by SIGINT or SIGTERM",
+         fault="stopped by SIGINT or SIGTERM, tune leaves the knob at the "
+               "size it was probing and still says it restored it",
          check=("guest", "faulttune-signals.t"),
-         old="""	if (c->saved_valid) {
-		v = c->apply ? c->apply_value : c->saved;""",
-         new="""	if (c->saved_valid && !ft_stop) {
-		v = c->apply ? c->apply_value : c->saved;"""),
+         old="""		if (ft_knob_write(c->knob, v))
+			ft_err("cannot restore""",
+         new="""		if (!ft_stop && ft_knob_write(c->knob, v))
+			ft_err("cannot restore"""),
     dict(name="tune-no-restore-on-error",
          fault="tune leaves the knob as it was probing when it fails "
                "(the COMMAND fails, or a run errors)",

@@ -2,8 +2,9 @@
 /*
  * trace.dat reader: each record into a struct ft_event, by reading its
  * fields at the offsets the file's own formats give (found by name in
- * rd_setup(), never assumed).  Both paths hand their records to rd_on_record():
- * libtracecmd's iteration (readdat.c) and the in-place decoder (fast.c);
+ * rd_setup(), never assumed).  Both paths hand their records to
+ * rd_on_record(): libtracecmd's iteration (readdat.c) and the in-place
+ * decoder (fast.c);
  * the checks of the library path's record order sit here too, since
  * rd_on_record() makes them on every record libtracecmd gives.
  */
@@ -421,7 +422,7 @@ static void decode_checked(struct reader *rd, const struct ft_evdesc *d,
 
 /* one record, from libtracecmd (h set) or from rd_fast_read() (h NULL) */
 int rd_on_record(struct tracecmd_input *h, struct tep_record *r,
-	      int cpu, void *data)
+		 int cpu, void *data)
 {
 	struct reader *rd = data;
 	struct ft_event ev;

@@ -70,7 +70,7 @@ static uint32_t get32(const unsigned char *p)
  * leaves to kbuffer.
  */
 unsigned int rd_good_prefix(const unsigned char *d, unsigned int size,
-			 int *odd)
+			    int *odd)
 {
 	unsigned int c = 0, tl, len;
 
@@ -286,7 +286,7 @@ static int cur_next(struct cpu_cur *c, uint64_t page, struct reader *rd, int cpu
 }
 
 int rd_fast_read(const char *file, struct layout *lay,
-	      struct reader *rd)
+		 struct reader *rd)
 {
 	struct cpu_cur *cur;
 	struct tep_record rec;

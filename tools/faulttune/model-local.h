@@ -110,8 +110,8 @@ void model_hash_free(struct ft_model *m);
 int sim_copies(const struct run *r, int threads);
 size_t sim_streams(const struct run *r, int threads);
 void sim_run(const struct run *r, int threads, int open_loop,
-	      uint32_t size, uint64_t draw, const uint32_t *hk,
-	      struct sim *sm, struct sim_out *out);
+	     uint32_t size, uint64_t draw, const uint32_t *hk,
+	     struct sim *sm, struct sim_out *out);
 void sim_free(struct sim *sm);
 int sim_alloc(struct sim *sm, uint32_t size, size_t maxs, size_t maxk);
 

@@ -327,8 +327,8 @@ static void predict_jobs(struct predict_work *w, struct sim *sm)
 		if (o->only_run && o->only_run != i + 1)
 			continue;
 		sim_run(&m->runs[i], o->threads, o->open_loop, w->size,
-			 run_draw(o->seed, i, d), w->cached ? m->hash[i] +
-			 (size_t)d * m->runs[i].n : NULL, sm, &w->out[j]);
+			run_draw(o->seed, i, d), w->cached ? m->hash[i] +
+			(size_t)d * m->runs[i].n : NULL, sm, &w->out[j]);
 	}
 }
 

@@ -79,7 +79,7 @@ struct layout {
 	uint64_t committed;	/* event bytes the page headers announce */
 	int std_header_page;	/* header_page: u64 time stamp, u64 commit, data at 16 */
 	int lib;		/* FAULTTUNE_LIBTRACECMD: the library path, always */
-	const unsigned char *base;	/* the file, mapped in rd_validate() */
+	const unsigned char *base;	/* mapped in rd_validate() */
 	/*
 	 * For the library path, which cannot skip what kbuffer misreads:
 	 * pages whose events run past their commit (the first of them), and
@@ -98,7 +98,7 @@ struct layout {
 
 /* decode.c */
 int rd_on_record(struct tracecmd_input *h, struct tep_record *r,
-	      int cpu, void *data);
+		 int cpu, void *data);
 int rd_setup(struct reader *rd, const char *file);
 
 /* validate.c */
@@ -106,7 +106,7 @@ int rd_validate(const char *file, struct layout *lay);
 
 /* fast.c */
 unsigned int rd_good_prefix(const unsigned char *d, unsigned int size,
-			 int *odd);
+			    int *odd);
 int rd_fast_read(const char *file, struct layout *lay, struct reader *rd);
 
 #endif

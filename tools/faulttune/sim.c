@@ -412,8 +412,8 @@ sim_closed(const struct run *r, uint32_t nstreams, struct sim *sm,
  * nothing out and adds nothing on).
  */
 void sim_run(const struct run *r, int threads, int open_loop,
-	      uint32_t size, uint64_t draw, const uint32_t *hk,
-	      struct sim *sm, struct sim_out *out)
+	     uint32_t size, uint64_t draw, const uint32_t *hk,
+	     struct sim *sm, struct sim_out *out)
 {
 	uint32_t nstreams = (uint32_t)sim_streams(r, threads);
 	struct sim_run s = {

@@ -98,9 +98,9 @@ for mode in events-off events-on; do
 	# not round_trip and bad_input: they own the knob
 	run hugetlb_fault_mutexes 600 hugetlb_fault_mutexes -t resize_storm -t resize_with_parked_userfault
 	# peer workloads (peers.md): hugetlb faults and memtype_lock users
-	run stress-ng-mmaphuge 120 stress-ng --mmaphuge 4 --mmaphuge-mmaps 16 --verify --timeout 20s --metrics-brief
+	run stress-ng-mmaphuge 120 stress-ng --mmaphuge 4 --mmaphuge-mmaps 16 --verify --timeout 10s --metrics-brief
 	did_work mmaphuge
-	run stress-ng-pci 120 stress-ng --pci 4 --verify --timeout 20s --metrics-brief
+	run stress-ng-pci 120 stress-ng --pci 4 --verify --timeout 10s --metrics-brief
 	did_work pci
 	# same-page first touches, punched every round: an overlap is a SIGBUS
 	run ft_race 600 ft_race 4 4 300

@@ -154,7 +154,7 @@ run() {
 stressng() {
 	name=$1 stressor=$2
 	shift 2
-	run "$name" "$pool_default" yes 120 stress-ng "$@" --verify --timeout 20s --metrics-brief
+	run "$name" "$pool_default" yes 120 stress-ng "$@" --verify --timeout 10s --metrics-brief
 	[ "$ran" = yes ] || return 1
 	n=$((n + 1))
 	ops=$(sed -n "s/.*\] $stressor  *\([0-9][0-9]*\) .*/\1/p" /tmp/selftest.log | tail -1)

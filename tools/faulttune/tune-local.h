@@ -92,5 +92,7 @@ static inline struct size_result *res_find(struct tune_ctx *c, uint32_t size)
 }
 
 void cmd_tune_report(struct tune_ctx *c);
+void cmd_tune_report_from(struct tune_ctx *c, double coll, double share,
+			  double fault);
 
 #endif

@@ -500,62 +500,7 @@ static int from_child(void *arg)
 		ft_err("tune: the model failed (out of memory?)");
 		goto out;
 	}
-	if (c->fmt == FT_FMT_JSON) {
-		printf("{\"from\":[");
-		for (i = 0; i < c->nfrom; i++) {
-			if (i)
-				putchar(',');
-			ft_json_str(stdout, c->from[i]);
-		}
-		printf("],\"recorded\":{\"collision_wait_ns\":%.0f,"
-		       "\"sharing_wait_ns\":%.0f,\"fault_ns\":%.0f,"
-		       "\"collision_pct\":%.4f,\"sharing_pct\":%.4f},\"model\":",
-		       coll, share, fault, fault > 0 ? 100 * coll / fault : 0,
-		       fault > 0 ? 100 * share / fault : 0);
-		ft_advice_json(stdout, &c->adv);
-		printf(",\"true_sharing\":");
-		ft_sharing_sort(&c->share);
-		ft_sharing_json(stdout, &c->share, c->target);
-		printf("}\n");
-	} else if (!c->verbose) {
-		char *files = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&files, &len);
-
-		for (i = 0; m && i < c->nfrom; i++)
-			fprintf(m, " %s", c->from[i]);
-		if (m)
-			fclose(m);
-		ft_wrap(stdout, 2, "faulttune tune --from:%s (advice only, nothing "
-			"changed)", files ? files : "");
-		free(files);
-		ft_advice_verdict(stdout, &c->adv, &c->share);
-		if (c->adv.pick.idx >= 0 && !c->adv.pick.keep)
-			printf("boot parameter: hugetlb_fault_mutexes=%u\n",
-			       c->adv.rows[c->adv.pick.idx].size);
-		ft_sharing_short(stdout, &c->share, c->target);
-		ft_wrap(stdout, 2, "-v: the model's table by size, its check "
-			"against the recording%s, who shares", c->nfrom > 1 ?
-			"s" : "");
-	} else {
-		printf("faulttune tune --from:");
-		for (i = 0; i < c->nfrom; i++)
-			printf(" %s", c->from[i]);
-		printf(" (advice only, nothing changed)\n");
-		ft_advice_table(stdout, &c->adv);
-		printf("recorded: collision wait %.2f%%, true sharing %.2f%% of "
-		       "fault time, as measured in the recording%s\n",
-		       fault > 0 ? 100 * coll / fault : 0,
-		       fault > 0 ? 100 * share / fault : 0,
-		       c->nfrom > 1 ? "s" : "");
-		putchar('\n');
-		ft_advice_line(stdout, &c->adv);
-		ft_sharing_sort(&c->share);
-		ft_sharing_text(stdout, &c->share, c->target);
-		if (c->adv.pick.idx >= 0 && !c->adv.pick.keep)
-			printf("boot parameter: hugetlb_fault_mutexes=%u\n",
-			       c->adv.rows[c->adv.pick.idx].size);
-	}
+	cmd_tune_report_from(c, coll, share, fault);
 	ret = 0;
 out:
 	ft_advice_free(&c->adv);

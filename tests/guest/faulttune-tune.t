@@ -81,19 +81,32 @@ t $? "sizeof(struct mutex) measured on this kernel: ${mb:-none} bytes"
 
 # 2. from one mutex, 4 concurrent faulters collide: a bigger table, and
 # the sizes measured are the current one, the probes' pick and, when the
-# measured runs moved the pick, the final recommendation: -r 2 runs each
+# measured runs moved the pick, the final recommendation: -r 2 runs each,
+# and the current size's again beside the moved pick.  The probes (at
+# the current size) come first and are not among the measured runs.
 echo 1 > $K
 faulttune tune --knob $K -r 2 -P 1 -B 2 -W 0 -s 32M -t 4 --json >$W/one.json 2>/dev/null
 t $? "tune from 1 mutex exits 0"
 rec=$(jnum recommended $W/one.json)
 [ -n "$rec" ] && [ "$rec" -gt 1 ] && grep -q '"keep":false' $W/one.json
 t $? "from 1 mutex it recommends more ($rec)"
-ppick=$(grep -o '"probes":{[^}]*}' $W/one.json | grep -o '"pick":[0-9]*' | cut -d: -f2)
-counts=$(jorder $W/one.json | sed 's/.*\[//; s/\]//' | tr , '\n' | sort -n | uniq -c)
-twice() { echo "$counts" | awk -v s=$1 '$2 == s && $1 == 2 { f = 1 } END { exit !f }'; }
-[ -n "$ppick" ] && twice 1 && twice $ppick && twice $rec &&
-	[ -z "$(echo "$counts" | awk '$1 != 2')" ]
-t $? "measures the current, the probes' pick ($ppick) and the recommended size, twice each: $(jorder $W/one.json)"
+probes=$(grep -o '"probes":{[^}]*}' $W/one.json)
+ppick=$(echo "$probes" | grep -o '"pick":[0-9]*' | cut -d: -f2)
+np=$(echo "$probes" | grep -o '"runs":[0-9]*' | cut -d: -f2)
+order=$(jorder $W/one.json | sed 's/.*\[//; s/\]//' | tr , '\n')
+# the sizes after the probes, and how often each ran
+counts=$(echo "$order" | tail -n +$((${np:-0} + 1)) | sort -n | uniq -c)
+runs_of() { echo "$counts" | awk -v s=$1 '$2 == s { print $1 }'; }
+# each pick the measured runs moved to (two at most) ran with 2 more at 1
+moved=$(echo "$counts" | awk -v p="$ppick" '$2 != 1 && $2 != p' | wc -l)
+cur=$((2 * (1 + moved)))
+[ -n "$ppick" ] && [ "$np" -ge 1 ] 2>/dev/null && [ "$moved" -le 2 ] &&
+	[ -z "$(echo "$order" | head -n "$np" | grep -vx 1)" ] &&
+	[ "$(runs_of 1)" = $cur ] && [ "$(runs_of $ppick)" = 2 ] && [ "$(runs_of $rec)" = 2 ] &&
+	[ -z "$(echo "$counts" | awk '$2 != 1 && $1 != 2')" ]
+t $? "$np probes at 1 first, then the current ($cur runs: 2 beside each size measured), the probes' pick ($ppick) and the recommended size ($rec), twice each: $(jorder $W/one.json)"
+grep -q '"interleaved":true' $W/one.json
+t $? "the confirmation compares runs of $rec and of 1 that were interleaved ($(grep -o '"interleaved":[a-z]*' $W/one.json))"
 [ "$(cat $K)" = 1 ]
 t $? "knob restored to 1"
 echo $saved > $K

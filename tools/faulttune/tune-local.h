@@ -23,6 +23,9 @@ struct size_result {
 	int runs, cap;
 	uint64_t acq, contended, collisions, sharing, lost;
 	double coll_wait, fault_ns;	/* ns, from the events */
+	/* of those, the probes' (the first runs, at the current size) */
+	int probe_runs;
+	double probe_coll_wait, probe_fault_ns;
 };
 
 struct tune_ctx {
@@ -66,7 +69,8 @@ struct tune_ctx {
 	uint32_t *order;	/* sizes of the measured runs, in run order */
 	int norder;
 	int runs;		/* workload runs, warm-up included */
-	int nprobes;		/* probe runs made */
+	int nprobes;		/* probe runs made (the first in order[]) */
+	int probing;		/* run_one() is making a probe */
 	double probe_s;		/* seconds they took */
 	const char *stopped;	/* why probing stopped */
 	uint32_t probe_pick;	/* the pick on the probes alone */

@@ -696,8 +696,11 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 	}
 	sr->cpu[sr->runs] = cpu;
 	sr->wall[sr->runs++] = wall;
+	sr->probe_runs += c->probing;
 	ft_analysis_init(&a);
 	if (ft_read_tracedat(c->tmpfile, &a) == 0) {
+		double fault_ns = 0;
+
 		ft_analysis_finish(&a);
 		sr->acq += a.hall.acq;
 		sr->contended += a.hall.contended;
@@ -706,7 +709,12 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		sr->coll_wait += a.hall.coll_wait;
 		sr->lost += lost + a.lost_events;
 		for (i = 0; i < a.nholds; i++)
-			sr->fault_ns += a.holds[i].rel_ts - a.holds[i].req_ts;
+			fault_ns += a.holds[i].rel_ts - a.holds[i].req_ts;
+		sr->fault_ns += fault_ns;
+		if (c->probing) {
+			sr->probe_coll_wait += a.hall.coll_wait;
+			sr->probe_fault_ns += fault_ns;
+		}
 		if (model && a.nholds) {
 			if (ft_sharing_add(&c->share, &a) ||
 			    ft_model_add_run(model, a.holds, a.nholds)) {
@@ -745,7 +753,9 @@ static uint32_t pick_size(const struct tune_ctx *c)
  * Every measured run is traced and goes into the model too: the decision
  * is made again on the probes and the measured runs together, and a pick
  * that moves is measured in its turn (twice at most, so that a pick on
- * the edge cannot keep tune measuring).
+ * the edge cannot keep tune measuring), interleaved with as many new runs
+ * of the current size: the confirmation compares the two sizes only on
+ * runs that were.
  */
 static int measure_and_decide(struct tune_ctx *c, const struct ft_advice_opts *ao,
 			      const uint32_t *sizes, int n, int tty)
@@ -760,40 +770,48 @@ static int measure_and_decide(struct tune_ctx *c, const struct ft_advice_opts *a
 
 		if (advise(c, ao))
 			return -1;
+		uint32_t two[2];
+
 		rec = pick_size(c);
 		r = res_find(c, rec);
-		if (round == 2 || (r && r->runs >= c->reps))
+		if (round == 2 || (r && r->runs - r->probe_runs >= c->reps))
 			return 0;
 		if (c->fmt == FT_FMT_TEXT)
 			fprintf(stderr, "faulttune: with the measured runs the "
-				"model recommends %u; measuring it x %d runs\n",
-				rec, c->reps);
-		if (measure(c, &rec, 1, tty))
+				"model recommends %u; measuring it and the "
+				"current %u x %d runs\n", rec, c->saved, c->reps);
+		two[0] = c->saved;
+		two[1] = rec;
+		if (measure(c, two, 2, tty))
 			return -1;
 	}
 	return 0;
 }
 
+/*
+ * --reps new runs of each size, whatever ran before (the probes at the
+ * current size): round by round, each round in an order drawn from the
+ * seed, so that every size's runs are interleaved with every other's.
+ */
 static int measure(struct tune_ctx *c, const uint32_t *sizes, int n,
 		   int tty)
 {
-	int *order = calloc(n ? n : 1, sizeof(*order)), total = 0, done = 0;
-	int round, i, k;
+	int *order = calloc(n ? n : 1, sizeof(*order)), done = 0;
+	int *base = calloc(n ? n : 1, sizeof(*base));
+	int total = n * c->reps, round, i, k, ret = -1;
 
-	if (!order)
-		return -1;
+	if (!order || !base)
+		goto out;
 	for (i = 0; i < n; i++) {
 		struct size_result *r = res_get(c, sizes[i]);
 
-		if (!r) {
-			free(order);
-			return -1;
-		}
-		total += c->reps > r->runs ? c->reps - r->runs : 0;
+		if (!r)
+			goto out;
+		base[i] = r->runs;
 	}
 	for (round = 0; round < c->reps && !ft_stop; round++) {
 		for (i = 0, k = 0; i < n; i++)
-			if (res_get(c, sizes[i])->runs <= round)
+			if (res_get(c, sizes[i])->runs - base[i] <= round)
 				order[k++] = i;
 		for (i = k - 1; i > 0; i--) {
 			int j = rnd(&c->rng) % (i + 1), t = order[i];
@@ -805,14 +823,15 @@ static int measure(struct tune_ctx *c, const uint32_t *sizes, int n,
 			if (tty && c->fmt == FT_FMT_TEXT)
 				fprintf(stderr, "\r  run %d/%d: size %-8u", ++done,
 					total, sizes[order[i]]);
-			if (run_one(c, sizes[order[i]], 1, c->model)) {
-				free(order);
-				return -1;
-			}
+			if (run_one(c, sizes[order[i]], 1, c->model))
+				goto out;
 		}
 	}
+	ret = 0;
+out:
+	free(base);
 	free(order);
-	return 0;
+	return ret;
 }
 
 /* --from: the advice from recordings, in a child (ft_isolate) */
@@ -1005,6 +1024,7 @@ static int probe(struct tune_ctx *c, const struct ft_advice_opts *ao, int tty)
 	double tp = ft_now();
 	int ret = -1;
 
+	c->probing = 1;
 	while (!ft_stop) {
 		if (run_one(c, c->saved, 1, c->model))
 			goto out;
@@ -1039,6 +1059,7 @@ static int probe(struct tune_ctx *c, const struct ft_advice_opts *ao, int tty)
 	}
 	ret = 0;
 out:
+	c->probing = 0;
 	c->probe_s = ft_now() - tp;
 	return ret;
 }

@@ -36,15 +36,21 @@ static double measured_pct(const struct size_result *r)
 }
 
 
+/*
+ * The runs measured after the probes: the probes all ran first, at the
+ * current size, before any other size was run, so they are never
+ * interleaved with the recommended size's runs and would weigh the
+ * comparison with whatever drifted since.
+ */
 static void confirm_side(const struct size_result *r,
 			 struct ft_confirm_side *s)
 {
 	s->size = r->size;
-	s->runs = r->runs;
-	s->wall = r->wall;
-	s->cpu = r->cpu;
-	s->coll_wait_ns = r->coll_wait;
-	s->fault_ns = r->fault_ns;
+	s->runs = r->runs - r->probe_runs;
+	s->wall = r->wall + r->probe_runs;
+	s->cpu = r->cpu + r->probe_runs;
+	s->coll_wait_ns = r->coll_wait - r->probe_coll_wait;
+	s->fault_ns = r->fault_ns - r->probe_fault_ns;
 }
 
 static void confirm(struct tune_ctx *c, struct confirm *cf)
@@ -89,7 +95,8 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 	if (rr && rc) {
 		confirm_side(rc, &in.cur);
 		confirm_side(rr, &in.rec);
-		in.interleaved = ft_confirm_interleaved(c->order, c->norder,
+		in.interleaved = ft_confirm_interleaved(c->order + c->nprobes,
+							c->norder - c->nprobes,
 							rc->size, rr->size);
 		in.threads = c->cmd ? 0 : c->threads;
 		in.ncpu = ncpu > 0 ? (int)ncpu : 0;

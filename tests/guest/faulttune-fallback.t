@@ -137,15 +137,16 @@ else
 	fw=$(after '"hugetlb_fault_mutex":{"total":{"name":"all","waits":' $W/c.json)
 	echo "# share, one recording: faulttune events $cont contended, wait ${ev:-?} ns;" \
 		"fallback $fw fault mutex waits, ${fb:-?} ns"
-	if [ "${ev:-0}" -gt 0 ] && [ "${fb:-0}" -gt 0 ]; then
-		ratio=$(awk -v a="$fb" -v b="$ev" 'BEGIN { printf "%.2f", a / b }')
-		echo "# fallback / events wait ratio: $ratio"
-		awk -v r="$ratio" 'BEGIN { exit !(r >= 0.1 && r <= 10) }'
-		t $? "fallback's fault mutex wait within 10x of the events' (ratio $ratio)"
-	else
-		[ "${ev:-0}" = 0 ] && [ "${fb:-0}" = 0 ]
-		t $? "no contention in either (events ${ev:-?}, fallback ${fb:-?})"
-	fi
+	# Both time the same slow-path waits of the same faults (one
+	# recording: 135 contended, 135 waits, ratio 0.99 on 2026-12-04);
+	# they differ by a trylock that failed where the lock came free
+	# before mutex_lock() slept, and by the clocks' reads.  Four
+	# processes on the same pages always wait: none is a failure.
+	ratio=$(awk -v a="${fb:-0}" -v b="${ev:-0}" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+	echo "# fallback / events wait ratio: $ratio"
+	[ "${ev:-0}" -gt 0 ] && [ "${fb:-0}" -gt 0 ] &&
+		awk -v r="$ratio" 'BEGIN { exit !(r >= 0.5 && r <= 2) }'
+	t $? "fallback's fault mutex wait within 2x of the events' on share, both above 0 (events ${ev:-?} ns, fallback ${fb:-?} ns, ratio $ratio)"
 fi
 
 rm -rf $W

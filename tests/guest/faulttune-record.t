@@ -37,9 +37,10 @@ t $? "no lost events with -b 4096"
 FAULTTUNE_LIBTRACECMD=1 faulttune report --json $W/a.dat >$W/a.lib.json 2>&1
 cmp -s $W/a.json $W/a.lib.json
 t $? "the in-place reader and libtracecmd's print the same report"
-u=$(( $(jnum start $W/a.json) + $(jnum acquire $W/a.json) + $(jnum release $W/a.json) + $(jnum key_mismatch $W/a.json) ))
-[ "$u" = 0 ]
-t $? "every start/acquire/release sequence pairs ($u unpaired)"
+# (no check that start/acquire/release sequences pair: record takes the
+# hold summary event, one whole hold each, so the tool's count of
+# unpaired ones is 0 by construction; the counts above, trace-cmd's
+# against the tool's, are the independent fact)
 [ "$(jnum hash_mismatch $W/a.json)" = 0 ]
 t $? "bucket == hash & (nbuckets - 1) in every event"
 [ "$(jnum jhash_mismatch $W/a.json)" = 0 ]

@@ -114,6 +114,11 @@ for mode in events-off events-on; do
 		[ -d $T/events/memtype ] && echo 0 > $T/events/memtype/enable
 		kill $reader
 		wait $reader 2>/dev/null
+		# the ring buffer's own count of what trace_pipe handed out
+		read=$(cat $T/per_cpu/cpu*/stats 2>/dev/null |
+			awk '/^read events:/ { n += $3 } END { print n + 0 }')
+		if [ "$read" -gt 0 ]; then ok "events flowed to the reader ($mode, $read events read)"
+		else nok "events flowed to the reader ($mode, none read)"; fi
 		echo > $T/trace
 	fi
 done

@@ -179,7 +179,8 @@ for k in "${kernels[@]}"; do
 	# every window (as check.sh's kwatch group); patched toggles none
 	accel=tcg,thread=multi
 	[ $k = stock ] && accel=tcg,thread=single
-	VM_ACCEL=$accel VM_CPUS=2 VM_MEM=2048 VM_HUGEPAGES=128 \
+	# VM_BOOT_TIMEOUT=0: systemd is init here, and it prints no "init: "
+	VM_ACCEL=$accel VM_CPUS=2 VM_MEM=2048 VM_HUGEPAGES=128 VM_BOOT_TIMEOUT=0 \
 	VM_TIMEOUT=${VM_TIMEOUT:-600} VM_LOGDIR=$logs/$k VM_KERNEL=$k \
 	VM_APPEND="rdinit=/lib/systemd/systemd systemd.show_status=0" \
 		"$scripts/run-vm.sh" "$build/systemd/$k/bzImage" "$work/initrd.cpio" \

@@ -69,19 +69,11 @@ struct tune_ctx {
 	uint32_t *order;	/* sizes of the measured runs, in run order */
 	int norder;
 	int runs;		/* workload runs, warm-up included */
-	int nprobes;		/* probe runs made (the first in order[]) */
-	int probing;		/* run_one() is making a probe */
+	int nprobes;		/* probe runs made */
 	double probe_s;		/* seconds they took */
 	const char *stopped;	/* why probing stopped */
 	uint32_t probe_pick;	/* the pick on the probes alone */
 	double wall_s;		/* the whole tune, seconds */
-};
-
-/* the confirmation: recommended against current (confirm.c) */
-struct confirm {
-	int have;
-	struct ft_confirm_out out;
-	char text[1024];
 };
 
 /* the results at one size, NULL when none ran */

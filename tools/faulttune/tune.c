@@ -634,13 +634,13 @@ static int order_push(struct tune_ctx *c, uint32_t size)
 	return 0;
 }
 
-/*
- * One run at one size; measured runs are traced.  With model set, the
- * run's holds go to the model (the probes).
- */
-static int run_one(struct tune_ctx *c, uint32_t size, int measured,
-		   struct ft_model *model)
+/* warm-ups are not traced; probes count for the model, not the confirmation */
+enum run_kind { RUN_WARMUP, RUN_PROBE, RUN_MEASURED };
+
+/* one run at one size */
+static int run_one(struct tune_ctx *c, uint32_t size, enum run_kind kind)
 {
+	int traced = kind != RUN_WARMUP;
 	struct ft_bench_result br;
 	struct ft_capture *cap = NULL;
 	struct size_result *sr;
@@ -656,7 +656,7 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		return -1;
 	}
 	c->moved |= !c->fixed && size != c->saved;
-	if (measured) {
+	if (traced) {
 		cap = ft_capture_start(&c->fi, c->tmpfile);
 		if (!cap || tracefs_trace_on(c->fi.inst))
 			return -1;
@@ -676,7 +676,7 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 	c->runs++;
 	if (cap && ft_capture_finish(cap, &lost))
 		return -1;
-	if (ret || ft_stop || !measured)
+	if (ret || ft_stop || !traced)
 		return ret;
 	sr = res_get(c, size);
 	if (!sr || order_push(c, size))
@@ -696,7 +696,7 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 	}
 	sr->cpu[sr->runs] = cpu;
 	sr->wall[sr->runs++] = wall;
-	sr->probe_runs += c->probing;
+	sr->probe_runs += kind == RUN_PROBE;
 	ft_analysis_init(&a);
 	if (ft_read_tracedat(c->tmpfile, &a) == 0) {
 		double fault_ns = 0;
@@ -711,17 +711,17 @@ static int run_one(struct tune_ctx *c, uint32_t size, int measured,
 		for (i = 0; i < a.nholds; i++)
 			fault_ns += a.holds[i].rel_ts - a.holds[i].req_ts;
 		sr->fault_ns += fault_ns;
-		if (c->probing) {
+		if (kind == RUN_PROBE) {
 			sr->probe_coll_wait += a.hall.coll_wait;
 			sr->probe_fault_ns += fault_ns;
 		}
-		if (model && a.nholds) {
+		if (a.nholds) {
 			if (ft_sharing_add(&c->share, &a) ||
-			    ft_model_add_run(model, a.holds, a.nholds)) {
+			    ft_model_add_run(c->model, a.holds, a.nholds)) {
 				ft_analysis_free(&a);
 				return -1;
 			}
-			ft_model_run_measured(model, a.holds, a.nholds, size,
+			ft_model_run_measured(c->model, a.holds, a.nholds, size,
 					      a.hall.coll_wait);
 		}
 	}
@@ -823,7 +823,7 @@ static int measure(struct tune_ctx *c, const uint32_t *sizes, int n,
 			if (tty && c->fmt == FT_FMT_TEXT)
 				fprintf(stderr, "\r  run %d/%d: size %-8u", ++done,
 					total, sizes[order[i]]);
-			if (run_one(c, sizes[order[i]], 1, c->model))
+			if (run_one(c, sizes[order[i]], RUN_MEASURED))
 				goto out;
 		}
 	}
@@ -1024,9 +1024,8 @@ static int probe(struct tune_ctx *c, const struct ft_advice_opts *ao, int tty)
 	double tp = ft_now();
 	int ret = -1;
 
-	c->probing = 1;
 	while (!ft_stop) {
-		if (run_one(c, c->saved, 1, c->model))
+		if (run_one(c, c->saved, RUN_PROBE))
 			goto out;
 		c->nprobes++;
 		if (ft_stop || c->nprobes < c->probes)
@@ -1059,7 +1058,6 @@ static int probe(struct tune_ctx *c, const struct ft_advice_opts *ao, int tty)
 	}
 	ret = 0;
 out:
-	c->probing = 0;
 	c->probe_s = ft_now() - tp;
 	return ret;
 }
@@ -1138,7 +1136,7 @@ int cmd_tune(int argc, char **argv)
 		goto out;
 	t0 = ft_now();
 	for (i = 0; i < c.warmup && !ft_stop; i++)
-		if (run_one(&c, c.saved, 0, NULL))
+		if (run_one(&c, c.saved, RUN_WARMUP))
 			goto out;
 	advice_opts(&c, &ao);
 	if (probe(&c, &ao, tty))

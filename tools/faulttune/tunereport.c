@@ -13,6 +13,13 @@
 #include <unistd.h>
 #include "tune-local.h"
 
+/* the confirmation: recommended against current (confirm.c) */
+struct confirm {
+	int have;
+	struct ft_confirm_out out;
+	char text[1024];
+};
+
 static void mean_sd(const double *x, int n, double *mean, double *sd)
 {
 	double s = 0, s2 = 0;
@@ -95,8 +102,9 @@ static void confirm(struct tune_ctx *c, struct confirm *cf)
 	if (rr && rc) {
 		confirm_side(rc, &in.cur);
 		confirm_side(rr, &in.rec);
-		in.interleaved = ft_confirm_interleaved(c->order + c->nprobes,
-							c->norder - c->nprobes,
+		/* the probes are the first runs in order[] */
+		in.interleaved = ft_confirm_interleaved(c->order + rc->probe_runs,
+							c->norder - rc->probe_runs,
 							rc->size, rr->size);
 		in.threads = c->cmd ? 0 : c->threads;
 		in.ncpu = ncpu > 0 ? (int)ncpu : 0;

@@ -129,6 +129,12 @@ tune_twice() {	# NAME COMMAND...
 		t $? "$name $i: measured collision wait at the pick $r within the 1% target ($mp% +- $ms)"
 		[ -n "$(meas_field "$cur" fits $f)" ]
 		t $? "$name $i: the model checked against the measurement at the current $cur"
+		# the confirmation on the program's own runs: those of the pick
+		# and of the current size interleaved, the probes left out
+		if [ -n "$r" ] && [ "$r" != "$cur" ]; then
+			grep -q '"interleaved":true' $f
+			t $? "$name $i: the confirmation of $r against $cur compares interleaved runs ($(grep -o '"interleaved":[a-z]*' $f || echo 'no interleaved field'))"
+		fi
 	done
 }
 

@@ -29,10 +29,17 @@ for sig in INT TERM; do
 	[ -d $T/instances/faulttune-$p ]
 	t $? "tune running with its instance (SIG$sig)"
 	# signalled once it has moved the knob: a knob it never moved is
-	# left alone, without a word
+	# left alone, without a word. The value is kept from the read that
+	# saw it move: tune's confirmation puts the saved size back between
+	# runs, so a second read may find it there again.
 	i=0
-	while [ $i -lt 240 ] && [ "$(cat $K)" = "$saved" ]; do sleep 0.5; i=$((i + 1)); done
-	moved=$(cat $K)
+	moved=$saved
+	while [ $i -lt 240 ]; do
+		moved=$(cat $K)
+		[ "$moved" != "$saved" ] && break
+		sleep 0.5
+		i=$((i + 1))
+	done
 	[ "$moved" != "$saved" ]
 	t $? "tune moved the knob ($saved -> $moved, after $((i / 2)) s) before SIG$sig"
 	kill -$sig $p

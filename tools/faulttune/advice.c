@@ -397,8 +397,10 @@ void ft_advice_table(FILE *f, const struct ft_advice *adv)
 		else
 			snprintf(se, sizeof(se), "-");
 		snprintf(pk, sizeof(pk), "%s", meets_str(d, i));
+		/* the model's count is over all its runs: per run, as measured */
 		fprintf(f, "%8u %12s %9.2f%% %8s %9.2f%% %14.1f %7.2f%% %7.2f%% "
 			"%6s%s%s\n", r->size, mem, r->coll_pct, se, r->share_pct,
+			adv->nruns > 1 ? r->collisions / adv->nruns :
 			r->collisions, d->rows[FT_LOOP_CLOSED][i].coll_pct,
 			d->rows[FT_LOOP_OPEN][i].coll_pct, pk,
 			r->size == adv->current ? "  <- current" : "",

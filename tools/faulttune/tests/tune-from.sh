@@ -58,6 +58,16 @@ r4=$(sed -n 's/^recommendation: \(keep \)\{0,1\}\([0-9]*\).*/\2/p' $W/1.txt)
 r64=$(sed -n 's/^recommendation: \(keep \)\{0,1\}\([0-9]*\).*/\2/p' $W/64.txt)
 [ -n "$r4" ] && [ -n "$r64" ] && [ "$r64" -gt "$r4" ]
 t $? "--threads 64 recommends more than the recorded 4 tasks ($r64 > $r4)"
+
+# -v's collisions/run is per run: the same recording given twice (two
+# identical runs) gives the column one copy gives.  At size 1 every key
+# has the one mutex, so no draw of the hash enters: equal to the tenth.
+cp $W/a.dat $W/a2.dat
+"$FT" tune -v --from $W/a.dat >$W/v1.txt 2>&1 && "$FT" tune -v --from $W/a.dat $W/a2.dat >$W/v2.txt 2>&1
+c1=$(awk '/ collisions\/run / { t = 1; next } t && $1 == 1 { print $7; exit }' $W/v1.txt)
+c2=$(awk '/ collisions\/run / { t = 1; next } t && $1 == 1 { print $7; exit }' $W/v2.txt)
+[ -n "$c1" ] && [ "$c1" != 0.0 ] && [ "$c1" = "$c2" ]
+t $? "-v: predicted collisions/run at size 1 are per run: one copy $c1, two copies $c2"
 grep -q '64 simulated threads' $W/64.txt
 t $? "--threads says it simulates"
 

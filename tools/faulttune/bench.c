@@ -538,111 +538,86 @@ static int parse_list(const char *s, struct ft_bench_opts *o)
  * with a case per option, each a few lines of range checks; split, an
  * option's parsing would be in two places.
  */
-int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
+/* one option's value into o: 0; -1, said; 1: not one of bench's */
+static int bench_opt(int c, const char *arg, struct ft_bench_opts *o)
 {
-	static const struct option lo[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "size", required_argument, NULL, 's' },
-		{ "page-size", required_argument, NULL, 'p' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "resource", required_argument, NULL, 'R' },
-		{ "device", required_argument, NULL, 'D' },
-		{ "pin", no_argument, NULL, 'P' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	/* before one meaning per letter: -i and -P were these */
-	static const char *const moved[] = { "i--iterations", "P--pin", NULL };
 	uint64_t v;
-	int c, i;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int i;
 
-	memset(o, 0, sizeof(*o));
-	o->size = 64ULL << 20;
-	o->page_size = 2ULL << 20;
-	o->reps = 3;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+w:t:s:p:r:R:D:jh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			for (i = 0; i < FT_SH_NR; i++)
-				if (!strcmp(optarg, ft_shape_name(i)))
-					break;
-			if (i == FT_SH_NR) {
-				ft_err("bench: unknown workload '%s' (threads, share, "
-				       "punch, memtype, memtype-lookup)", optarg);
-				return -1;
-			}
-			o->shape = i;
-			break;
-		case 't':
-			if (parse_list(optarg, o)) {
-				ft_err("bench: bad thread list '%s'", optarg);
-				return -1;
-			}
-			break;
-		case 's':
-			if (ft_parse_size(optarg, &o->size) || !o->size) {
-				ft_err("bench: bad size '%s'", optarg);
-				return -1;
-			}
-			o->size_set = 1;
-			break;
-		case 'p':
-			if (ft_parse_size(optarg, &o->page_size) ||
-			    !ft_is_pow2(o->page_size) || o->page_size < 4096) {
-				ft_err("bench: bad page size '%s'", optarg);
-				return -1;
-			}
-			break;
-		case 'r':
-			if (ft_parse_u64(optarg, &v) || !v || v > 100000) {
-				ft_err("bench: bad repetitions '%s'", optarg);
-				return -1;
-			}
-			o->reps = (int)v;
-			break;
-		case 'i':
-			if (ft_parse_u64(optarg, &v) || !v || v > 100000000) {
-				ft_err("bench: bad iterations '%s'", optarg);
-				return -1;
-			}
-			o->iterations = (int)v;
-			break;
-		case 'R':
-			o->resource = optarg;
-			break;
-		case 'D':
-			if (!ft_valid_bdf(optarg)) {
-				ft_err("bench: bad --device '%s': want a PCI address "
-				       "such as 0000:00:04.0", optarg);
-				return -1;
-			}
-			o->device = optarg;
-			break;
-		case 'P':
-			o->pin = 1;
-			break;
-		case 'j':
-			o->fmt = FT_FMT_JSON;
-			break;
-		case 'h':
-			bench_usage(stdout);
-			return 1;
-		default:
-			ft_opt_bad("bench", argv, moved);
-			bench_usage(stderr);
+	switch (c) {
+	case 'w':
+		for (i = 0; i < FT_SH_NR; i++)
+			if (!strcmp(arg, ft_shape_name(i)))
+				break;
+		if (i == FT_SH_NR) {
+			ft_err("bench: unknown workload '%s' (threads, share, "
+			       "punch, memtype, memtype-lookup)", arg);
 			return -1;
 		}
+		o->shape = i;
+		break;
+	case 't':
+		if (parse_list(arg, o)) {
+			ft_err("bench: bad thread list '%s'", arg);
+			return -1;
+		}
+		break;
+	case 's':
+		if (ft_parse_size(arg, &o->size) || !o->size) {
+			ft_err("bench: bad size '%s'", arg);
+			return -1;
+		}
+		o->size_set = 1;
+		break;
+	case 'p':
+		if (ft_parse_size(arg, &o->page_size) ||
+		    !ft_is_pow2(o->page_size) || o->page_size < 4096) {
+			ft_err("bench: bad page size '%s'", arg);
+			return -1;
+		}
+		break;
+	case 'r':
+		if (ft_parse_u64(arg, &v) || !v || v > 100000) {
+			ft_err("bench: bad repetitions '%s'", arg);
+			return -1;
+		}
+		o->reps = (int)v;
+		break;
+	case 'i':
+		if (ft_parse_u64(arg, &v) || !v || v > 100000000) {
+			ft_err("bench: bad iterations '%s'", arg);
+			return -1;
+		}
+		o->iterations = (int)v;
+		break;
+	case 'R':
+		o->resource = arg;
+		break;
+	case 'D':
+		if (!ft_valid_bdf(arg)) {
+			ft_err("bench: bad --device '%s': want a PCI address "
+			       "such as 0000:00:04.0", arg);
+			return -1;
+		}
+		o->device = arg;
+		break;
+	case 'P':
+		o->pin = 1;
+		break;
+	case 'j':
+		o->fmt = FT_FMT_JSON;
+		break;
+	default:
+		return 1;
 	}
-	if (optind < argc) {
-		ft_err("bench: unexpected argument '%s'", argv[optind]);
-		return -1;
-	}
+	return 0;
+}
+
+/* what the options say together, and the defaults that follow from them */
+static int bench_finish_opts(struct ft_bench_opts *o)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
 	if (!o->iterations)
 		o->iterations = o->shape == FT_SH_MEMTYPE ? 2000 :
 				o->shape == FT_SH_LOOKUP ? 10 : 20;
@@ -661,6 +636,52 @@ int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
 			o->threads[o->nthreads++] = (int)ncpu;
 	}
 	return 0;
+}
+
+int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o)
+{
+	static const struct option lo[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "size", required_argument, NULL, 's' },
+		{ "page-size", required_argument, NULL, 'p' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "resource", required_argument, NULL, 'R' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "pin", no_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* before one meaning per letter: -i and -P were these */
+	static const char *const moved[] = { "i--iterations", "P--pin", NULL };
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->size = 64ULL << 20;
+	o->page_size = 2ULL << 20;
+	o->reps = 3;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+w:t:s:p:r:R:D:jh", lo, NULL)) != -1) {
+		if (c == 'h') {
+			bench_usage(stdout);
+			return 1;
+		}
+		ret = bench_opt(c, optarg, o);
+		if (ret > 0) {
+			ft_opt_bad("bench", argv, moved);
+			bench_usage(stderr);
+		}
+		if (ret)
+			return -1;
+	}
+	if (optind < argc) {
+		ft_err("bench: unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return bench_finish_opts(o);
 }
 
 /* what runs, before the results: JSON's opening, or the text table's header */

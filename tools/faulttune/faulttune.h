@@ -349,6 +349,9 @@ void ft_sharing_sort(struct ft_sharing *s);
 double ft_sharing_pct(const struct ft_sharing *s);
 /* same-page waits over the target, or more than the collisions' */
 int ft_sharing_matters(const struct ft_sharing *s, double target_pct);
+/* first touches carry most of the wait: the remedy to name, else NULL */
+const char *ft_sharing_remedy(const struct ft_sharing *s);
+/* sharingprint.c */
 void ft_sharing_text(FILE *f, const struct ft_sharing *s, double target_pct);
 void ft_sharing_json(FILE *f, const struct ft_sharing *s, double target_pct);
 /* the default output's lines: who shares, the remedy; within FT_COLS */

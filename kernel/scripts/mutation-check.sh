@@ -9,9 +9,11 @@
 #
 # Show that the tests of the fault mutex table's mutual exclusion can fail:
 # build the patched kernel once more for each deliberately broken variant in
-# tests/mutants/ (a patch on top of the series), boot it and run
-# tests/guest/kernel-race.t (same-page first-touch races across resizes,
-# SIGBUS = overlap, and the trace replay).  Every mutant must be caught: a
+# tests/mutants/ (a patch on top of the series), boot it and run the guest
+# tests its "Test:" line names, tests/guest/kernel-race.t by default
+# (same-page first-touch races across resizes, SIGBUS = overlap, and the
+# trace replay), with what its "Append:" line adds to the kernel command
+# line (the series is then booted with it too).  Every mutant must be caught: a
 # failed test, a kernel log with a WARNING/BUG/lockdep line, a crash or a
 # hang past VM_TIMEOUT.  The real series (build/patched) must pass the same
 # run.  All guests boot with init_on_free=1, so that a mutex used after its
@@ -46,6 +48,11 @@ tests_of() {
 	t=$(sed -n 's/^Test: *//p' "$1" | head -n 1)
 	echo "${t:-kernel-race.t}"
 }
+# what a mutant's test needs on the kernel command line ("Append:"), if
+# anything: the series is booted with it too, and must pass
+append_of() {
+	sed -n 's/^Append: *//p' "$1" | head -n 1
+}
 # run-tests on those tests
 cmd_for() {
 	local t c=run-tests
@@ -71,9 +78,10 @@ result() {	# result OK|NOTOK DESC
 	if [ "$1" = OK ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; bad=1; fi
 }
 
-# boot LABEL BZIMAGE TESTS: run the tests, echo run-vm's exit status
+# boot LABEL BZIMAGE TESTS [APPEND]: run the tests, echo run-vm's exit status
 boot() {
-	VM_LOGDIR=$logs/$1 VM_KERNEL=patched "$scripts/run-vm.sh" "$2" "$build/guest.cpio" "$(cmd_for "$3")" \
+	VM_APPEND="$VM_APPEND${4:+ $4}" VM_LOGDIR=$logs/$1 VM_KERNEL=patched \
+		"$scripts/run-vm.sh" "$2" "$build/guest.cpio" "$(cmd_for "$3")" \
 		> "$logs/$1.log" 2> "$logs/$1.err"
 	echo $?
 }
@@ -87,6 +95,20 @@ else
 	result NOTOK "the series passes $all(run-vm exit $rc; $logs/series.log)"
 	grep -E '^not ok' "$logs/series.log" | sed 's/^/# /'
 fi
+
+# the series with each mutant's own command line, where it has one
+while IFS= read -r a; do
+	[ -n "$a" ] || continue
+	t=$(for m in "$@"; do [ "$(append_of "$m")" = "$a" ] && tests_of "$m"; done |
+		tr ' ' '\n' | sort -u | tr '\n' ' ')
+	t=${t% }
+	rc=$(boot "series-${a//[^A-Za-z0-9]/_}" "$build/patched/bzImage" "$t" "$a")
+	if [ "$rc" = 0 ]; then
+		result OK "the series passes $t with $a"
+	else
+		result NOTOK "the series passes $t with $a (run-vm exit $rc)"
+	fi
+done < <(for m in "$@"; do append_of "$m"; done | sort -u)
 
 for m in "$@"; do
 	name=$(basename "$m" .patch)
@@ -105,7 +127,7 @@ for m in "$@"; do
 		continue
 	fi
 	t=$(tests_of "$m")
-	rc=$(boot "$name" "$dir/bzImage" "$t")
+	rc=$(boot "$name" "$dir/bzImage" "$t" "$(append_of "$m")")
 	case $rc in
 	0) result NOTOK "mutant $name: NOT caught, $t passed" ;;
 	1) result OK "mutant $name: caught by the test ($(grep -m1 -E '^not ok' "$logs/$name.log" | cut -c1-110))" ;;

@@ -535,6 +535,11 @@ void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ft_plot(const char *out, const char *script, const char *data, size_t len);
 
 /* report.c */
+/* how a recording is read; zeroed: every source it has, holds corrected */
+struct ft_read_opts {
+	int source;		/* enum ft_source: which of a file's accounts */
+	int raw_holds;		/* kprobe holds as recorded, the probes' cost in */
+};
 struct ft_report_opts {
 	const char *file;
 	enum ft_fmt fmt;
@@ -547,9 +552,12 @@ struct ft_report_opts {
 	double target;		/* --target: percent, 0: the default */
 	size_t sample_holds;	/* --sample-holds: 0 default, SIZE_MAX all */
 	int verbose;		/* text: 0 the verdict, 1 -v the tables, 2 -vv */
+	struct ft_read_opts read;	/* --source, --raw-holds */
 };
 int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
 int ft_read_tracedat(const char *file, struct ft_analysis *a);
+int ft_read_tracedat_opts(const char *file, struct ft_analysis *a,
+			  const struct ft_read_opts *o);
 /* 0, or -1 (with a message) when memory ran out: no partial answer */
 int ft_report_print(FILE *f, struct ft_analysis *a,
 		    const struct ft_report_opts *o);
@@ -589,6 +597,8 @@ struct ft_inst {
 					 * start/acquire/release trio even where
 					 * the kernel has the *_hold summaries */
 	int summary;			/* ft_inst_enable() chose the summaries */
+	int source;			/* set before ft_inst_enable(): enum
+					 * ft_source, FT_SRC_AUTO if not */
 	const char *systems[6];		/* enabled systems, NULL-terminated */
 	int nsys;
 	int lock;			/* owner's flock on the instance dir */
@@ -761,7 +771,8 @@ const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst
  * the file has both (record --source=both), it matches them one to one.
  */
 struct ft_kpair;
-struct ft_kpair *ft_kpair_new(const char *file);	/* file: its kallsyms */
+/* file: its kallsyms; raw_holds: leave the probes' cost in the holds */
+struct ft_kpair *ft_kpair_new(const char *file, int raw_holds);
 /* 1: *out is an acquisition (FT_EV_HOLD) for the analysis */
 int ft_kpair_feed(struct ft_kpair *kp, const struct ft_event *ev,
 		  struct ft_event *out);
@@ -780,10 +791,8 @@ const char *ft_kprobe_caller(size_t i, unsigned int *op);
 /* which recording report and tune read: FT_SRC_AUTO, _EVENTS, _KPROBE */
 enum ft_source { FT_SRC_AUTO, FT_SRC_EVENTS, FT_SRC_KPROBE,
 		 FT_SRC_CONTENTION, FT_SRC_BOTH };
-extern int ft_source;
-/* the kprobe recorder's holds as recorded, the probes' cost left in */
-extern int ft_kpair_raw_holds;
-int ft_opt_source(const char *cmd, const char *s);
+/* --source's argument into *source: 0, or -1 said (naming cmd) */
+int ft_opt_source(const char *cmd, const char *s, int *source);
 
 /* bench.c: the workloads, also driven by tune */
 enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE,

@@ -35,6 +35,7 @@ struct kp_task {
 struct ft_kpair {
 	struct ft_ksyms *ks;
 	int feeds;			/* its acquisitions are the analysis' */
+	int raw_holds;			/* the probes' cost left in the holds */
 	int have_table, op_arg;
 	uint64_t base;
 	uint32_t n, stride;

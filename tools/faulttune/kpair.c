@@ -23,7 +23,7 @@
  * The probes' own work between two timestamps lies inside every hold
  * (kcal.c): the cost measured at record start, in the start marker, is
  * taken off each hold, by how the hold was dated and how often the held
- * key was hashed again inside it (ft_kpair_raw_holds: not).
+ * key was hashed again inside it (raw_holds, report's --raw-holds: not).
  *
  * contended, as the patched kernel's trylock says it: another task held
  * the bucket's mutex at some time between this one's request and its
@@ -108,10 +108,7 @@ int ft_kprobe_caller_op(const char *func, unsigned int *op)
 	return -1;
 }
 
-int ft_source = FT_SRC_AUTO;
-int ft_kpair_raw_holds;
-
-int ft_opt_source(const char *cmd, const char *s)
+int ft_opt_source(const char *cmd, const char *s, int *source)
 {
 	static const char *const names[] = {
 		[FT_SRC_AUTO] = "auto", [FT_SRC_EVENTS] = "events",
@@ -122,7 +119,7 @@ int ft_opt_source(const char *cmd, const char *s)
 
 	for (i = 0; s && i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (!strcmp(s, names[i])) {
-			ft_source = i;
+			*source = i;
 			return 0;
 		}
 	ft_err("%s: bad --source '%s': want auto, events, kprobe, contention "
@@ -130,7 +127,7 @@ int ft_opt_source(const char *cmd, const char *s)
 	return -1;
 }
 
-struct ft_kpair *ft_kpair_new(const char *file)
+struct ft_kpair *ft_kpair_new(const char *file, int raw_holds)
 {
 	struct ft_kpair *kp = calloc(1, sizeof(*kp));
 	size_t len;
@@ -138,6 +135,7 @@ struct ft_kpair *ft_kpair_new(const char *file)
 
 	if (!kp)
 		return NULL;
+	kp->raw_holds = raw_holds;
 	text = file ? ft_tracedat_kallsyms(file, &len) : NULL;
 	if (text)
 		kp->ks = ft_ksyms_parse(text, len);
@@ -212,7 +210,7 @@ static void on_marker(struct ft_kpair *kp, const char *m)
  */
 static uint64_t probe_cost(struct ft_kpair *kp, const struct kp_task *t)
 {
-	if (!kp->have_cal || ft_kpair_raw_holds)
+	if (!kp->have_cal || kp->raw_holds)
 		return 0;
 	return (t->state == KP_REQ ? kp->cal_ku : kp->cal_eu) +
 	       (uint64_t)t->recomputes * kp->cal_kk;

@@ -116,7 +116,7 @@ static void print_holds(FILE *f, const struct ft_kpair *kp)
 {
 	char b[4][32];
 
-	if (kp->have_cal && !ft_kpair_raw_holds)
+	if (kp->have_cal && !kp->raw_holds)
 		fprintf(f, "  holds: the probes' own cost taken off each (measured "
 			"at record start on %s: %s from the key probe, %s per "
 			"rehash of the held key, %s from contention_end); mean "
@@ -139,11 +139,11 @@ static void print_holds(FILE *f, const struct ft_kpair *kp)
 			"holds its mutex about 550): short holds, and the "
 			"collision wait predicted from them, are overstated\n",
 			pct(kp->acq_at_key, kp->acquisitions),
-			ft_kpair_raw_holds ? "--raw-holds" :
+			kp->raw_holds ? "--raw-holds" :
 			"not measured at record start");
 	else if (!kp->have_cal)
 		fprintf(f, "  holds: as recorded, with the probes' own cost inside "
-			"(%s)\n", ft_kpair_raw_holds ? "--raw-holds" :
+			"(%s)\n", kp->raw_holds ? "--raw-holds" :
 			"not measured at record start");
 }
 

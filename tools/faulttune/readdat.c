@@ -140,6 +140,14 @@ static int lib_read(const char *file, struct tracecmd_input *h,
 
 int ft_read_tracedat(const char *file, struct ft_analysis *a)
 {
+	static const struct ft_read_opts defaults;
+
+	return ft_read_tracedat_opts(file, a, &defaults);
+}
+
+int ft_read_tracedat_opts(const char *file, struct ft_analysis *a,
+			  const struct ft_read_opts *o)
+{
 	struct tracecmd_input *h;
 	struct reader *rd;
 	struct layout lay;
@@ -190,10 +198,10 @@ int ft_read_tracedat(const char *file, struct ft_analysis *a)
 	}
 	/* the kprobe recorder's events: its acquisitions, and which source */
 	if (rd->d[D_K_KEY].event && rd->d[D_K_UNLOCK].event &&
-	    ft_source != FT_SRC_EVENTS && ft_source != FT_SRC_CONTENTION) {
+	    o->source != FT_SRC_EVENTS && o->source != FT_SRC_CONTENTION) {
 		if (!a->kpair)	/* tune --from FILE...: one for them all */
-			a->kpair = ft_kpair_new(file);
-		rd->kp_holds = a->kpair && (ft_source == FT_SRC_KPROBE ||
+			a->kpair = ft_kpair_new(file, o->raw_holds);
+		rd->kp_holds = a->kpair && (o->source == FT_SRC_KPROBE ||
 					    !rd->d[D_H_HOLD].event);
 		if (a->kpair)
 			ft_kpair_feeds(a->kpair, rd->kp_holds);

@@ -301,6 +301,7 @@ struct record_opts {
 	uint64_t buffer_kb;
 	double duration;
 	int trio;
+	int source;		/* enum ft_source */
 	char **cmd;
 };
 
@@ -340,7 +341,7 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 			o->trio = 1;
 			break;
 		case 'S':
-			if (ft_opt_source("record", optarg))
+			if (ft_opt_source("record", optarg, &o->source))
 				return -1;
 			break;
 		case 'h':
@@ -481,6 +482,7 @@ int cmd_record(int argc, char **argv)
 	if (ft_inst_create(&fi, o.buffer_kb))
 		return 1;
 	fi.trio = o.trio;
+	fi.source = o.source;
 	if (ft_inst_enable(&fi, 0))
 		goto out;
 	/* the kprobe recorder has the callers: no stack inside each wait */

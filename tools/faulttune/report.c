@@ -64,7 +64,6 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 	int c, fmt_set = 0, top_set = 0;
 
 	memset(o, 0, sizeof(*o));
-	ft_kpair_raw_holds = 0;
 	o->file = "trace.dat";
 	o->top = 10;
 	o->timeout = -1;
@@ -126,11 +125,11 @@ int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o)
 			o->sample_holds = v ? (size_t)v : SIZE_MAX;
 			break;
 		case 4:
-			if (ft_opt_source("report", optarg))
+			if (ft_opt_source("report", optarg, &o->read.source))
 				return -1;
 			break;
 		case 5:
-			ft_kpair_raw_holds = 1;
+			o->read.raw_holds = 1;
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -1116,7 +1115,7 @@ static int report_child(void *arg)
 	a.sample.budget = o->sample_holds;
 	/* the fallback's sections, on a file of lock:contention events */
 	if (ft_consumer_register(&a, &ft_fallback_consumer, NULL) ||
-	    ft_read_tracedat(o->file, &a))
+	    ft_read_tracedat_opts(o->file, &a, &o->read))
 		goto out;
 	if (!ft_analysis_usable(&a, o->file, o->force, FT_USE_REPORT))
 		goto out;

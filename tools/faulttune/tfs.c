@@ -404,12 +404,12 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 	fi->nsys = 0;
 	fi->summary = 0;
 	fi->kp_why = NULL;
-	if (ft_source == FT_SRC_KPROBE || ft_source == FT_SRC_CONTENTION)
+	if (fi->source == FT_SRC_KPROBE || fi->source == FT_SRC_CONTENTION)
 		h = m = 0;
-	if ((ft_source == FT_SRC_EVENTS || ft_source == FT_SRC_BOTH) && !h) {
+	if ((fi->source == FT_SRC_EVENTS || fi->source == FT_SRC_BOTH) && !h) {
 		ft_err("--source=%s: this kernel has no faulttune hugetlb events "
 		       "(hugetlb_fault_mutex_*)",
-		       ft_source == FT_SRC_BOTH ? "both" : "events");
+		       fi->source == FT_SRC_BOTH ? "both" : "events");
 		return -1;
 	}
 	if (h || m) {
@@ -425,13 +425,13 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 		}
 		fi->evset = FT_EVS_FAULTTUNE;
 		/* both sources of one run, to compare them (kpair.c) */
-		if (ft_source == FT_SRC_BOTH &&
+		if (fi->source == FT_SRC_BOTH &&
 		    (enable_contention(fi) || enable_kprobes(fi, &why))) {
 			ft_err("--source=both: %s", why ? why :
 			       "cannot enable lock:contention_begin/end");
 			return -1;
 		}
-		if (ft_source == FT_SRC_BOTH)
+		if (fi->source == FT_SRC_BOTH)
 			fi->systems[fi->nsys++] = "lock";
 		if (!quiet && !h)
 			ft_info("faulttune: no hugetlb fault mutex events (kernel "
@@ -446,10 +446,10 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 	if (enable_contention(fi) == 0) {
 		fi->systems[fi->nsys++] = "lock";
 		fi->evset = FT_EVS_CONTENTION;
-		if (ft_source != FT_SRC_CONTENTION && enable_kprobes(fi, &why)) {
+		if (fi->source != FT_SRC_CONTENTION && enable_kprobes(fi, &why)) {
 			/* tune says it when it cannot go on without them */
 			fi->kp_why = why;
-			if (ft_source == FT_SRC_KPROBE) {
+			if (fi->source == FT_SRC_KPROBE) {
 				ft_err("--source=kprobe: %s", why);
 				return -1;
 			}
@@ -464,7 +464,7 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 					"\n  call sites seen: %s\n  not seen (their "
 					"acquisitions are missing): %s\n  unlocks "
 					"at: %s%s%s",
-					ft_source == FT_SRC_KPROBE ? "" :
+					fi->source == FT_SRC_KPROBE ? "" :
 					"kernel without the faulttune tracepoints: ",
 					fi->kp->group, fi->kp->key_func,
 					fi->kp->nunlock, fi->kp->covered,

@@ -47,6 +47,7 @@ struct tune_ctx {
 	struct ft_looks looks;	/* how long the probes' pick stayed settled */
 	double timeout;		/* --from: the reader's limit, -1: default */
 	int force;		/* --from: use recordings with damaged records */
+	struct ft_read_opts read;	/* --source: of the runs and --from */
 	double target;
 	unsigned int seed;	/* as given or drawn: what is printed */
 	unsigned int rng;	/* the state drawn from it */

@@ -335,7 +335,7 @@ static int tune_opt_other(struct tune_ctx *c, int o, const char *arg, int *from)
 		c->plot = arg;
 		break;
 	case 8:
-		if (ft_opt_source("tune", arg))
+		if (ft_opt_source("tune", arg, &c->read.source))
 			return -1;
 		break;
 	default:
@@ -461,7 +461,7 @@ static int from_child(void *arg)
 		uint32_t rs;
 
 		ft_analysis_init(&a);
-		if (ft_read_tracedat(c->from[i], &a) ||
+		if (ft_read_tracedat_opts(c->from[i], &a, &c->read) ||
 		    !ft_analysis_usable(&a, c->from[i], c->force, FT_USE_ADVICE)) {
 			ft_analysis_free(&a);
 			goto out;
@@ -698,7 +698,7 @@ static int run_one(struct tune_ctx *c, uint32_t size, enum run_kind kind)
 	sr->wall[sr->runs++] = wall;
 	sr->probe_runs += kind == RUN_PROBE;
 	ft_analysis_init(&a);
-	if (ft_read_tracedat(c->tmpfile, &a) == 0) {
+	if (ft_read_tracedat_opts(c->tmpfile, &a, &c->read) == 0) {
 		double fault_ns = 0;
 
 		ft_analysis_finish(&a);
@@ -968,6 +968,7 @@ static int tune_setup(struct tune_ctx *c)
 	if (ft_inst_create(&c->fi, 0))
 		return -1;
 	c->have_inst = 1;
+	c->fi.source = c->read.source;
 	/* without the knob, what tune_setup_fixed() says replaces its lines */
 	if (ft_inst_enable(&c->fi, c->fixed || c->fmt != FT_FMT_TEXT))
 		return -1;

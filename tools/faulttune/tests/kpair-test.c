@@ -56,9 +56,12 @@ static struct ft_event cont(uint64_t ts, int pid, uint64_t idx, int end,
 static const char *covered = "fault:x*1";
 
 /* a start marker, with the probes' cost (kcal.c) when cal is not NULL */
+/* start_cal()'s kpair leaves the probes' cost in its holds (--raw-holds) */
+static int raw_holds;
+
 static struct ft_kpair *start_cal(const char *key_func, const char *cal)
 {
-	struct ft_kpair *kp = ft_kpair_new(NULL);
+	struct ft_kpair *kp = ft_kpair_new(NULL, raw_holds);
 	char m[320];
 
 	ft_kpair_feeds(kp, 1);
@@ -508,7 +511,7 @@ static void test_cal(void)
 	free(js);
 	ft_kpair_free(kp);
 
-	ft_kpair_raw_holds = 1;
+	raw_holds = 1;
 	kp = start_cal("hugetlb_fault_mutex_hash", "50,70,25");
 	run_cal(kp);
 	CHECK(nout == 4 && outs[0].hold_ns == 200 && outs[1].hold_ns == 300 &&
@@ -519,7 +522,7 @@ static void test_cal(void)
 	      strstr(txt, "(--raw-holds: on production-like"), "raw text: %s", txt);
 	free(txt);
 	ft_kpair_free(kp);
-	ft_kpair_raw_holds = 0;
+	raw_holds = 0;
 }
 
 /*

@@ -606,6 +606,7 @@ struct ft_inst {
 	const char *kp_why;		/* kp NULL: why it could not be made */
 };
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb);
+/* select.c: the recording source, its events enabled in fi */
 int ft_inst_enable(struct ft_inst *fi, int quiet);
 int ft_inst_marker(struct ft_inst *fi, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -5,8 +5,9 @@
  * start/acquire/release trio with --trio), else the kprobe recorder with
  * lock:contention_begin/end, else lock:contention alone; --source asks
  * for one (struct ft_inst's source) and is refused in one line where the
- * kernel cannot give it.  The one file that knows the three sources: the
- * instance itself is tfs.c's, the probes kprobe.c's.
+ * kernel cannot give it.  The one file of the record side that knows the
+ * three sources (the read side's choice is ft_read_opts'): the instance
+ * itself is tfs.c's, the probes kprobe.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,16 +18,6 @@ static void mem_str(const struct ft_advice *adv, long long n, int sign,
 		snprintf(buf, len, sign ? "%+lld mutexes" : "%lld mutexes", n);
 }
 
-static int size_idx_of(const struct ft_decision *d, uint32_t size)
-{
-	int k;
-
-	for (k = 0; k < d->nsizes; k++)
-		if (d->sizes[k] == size)
-			return k;
-	return -1;
-}
-
 static const char *used_str(unsigned int used)
 {
 	if (used == (1u << FT_LOOP_CLOSED))
@@ -234,7 +224,7 @@ static void settled_line(FILE *f, const struct ft_advice *adv)
 			"files)\n", d->nactive < d->nruns ? "active " : "");
 		return;
 	}
-	if (d->rec == size_idx_of(d, d->current) &&
+	if (d->rec == ft_decision_size_idx(d, d->current) &&
 	    d->cur_verdict == FT_CUR_UNDECIDED) {
 		fprintf(f, "not settled: %s cannot tell whether the current %u "
 			"meets the %g%% target, and do not show it missing it: "
@@ -252,7 +242,7 @@ static void settled_line(FILE *f, const struct ft_advice *adv)
 				"for more runs to decide soon\n", d->current);
 		return;
 	}
-	if (d->settled && d->rec == size_idx_of(d, d->current)) {
+	if (d->settled && d->rec == ft_decision_size_idx(d, d->current)) {
 		fprintf(f, "settled: the current %u meets the %g%% target with "
 			"95%% confidence over %s\n", d->current,
 			d->target_pct, rb);
@@ -373,7 +363,7 @@ static void settled_short(FILE *f, const struct ft_advice *adv)
 			"active " : "");
 		return;
 	}
-	if (d->rec == size_idx_of(d, d->current) &&
+	if (d->rec == ft_decision_size_idx(d, d->current) &&
 	    d->cur_verdict == FT_CUR_UNDECIDED) {
 		if (d->last > d->rec)
 			snprintf(sz, sizeof(sz), " (nor separate it from %u)",
@@ -385,7 +375,7 @@ static void settled_short(FILE *f, const struct ft_advice *adv)
 			d->target_pct, sz);
 		return;
 	}
-	if (d->settled && d->rec == size_idx_of(d, d->current)) {
+	if (d->settled && d->rec == ft_decision_size_idx(d, d->current)) {
 		ft_wrap(f, 2, "settled: the current %u meets the %g%% target with "
 			"95%% confidence over %s", d->current, d->target_pct, rb);
 		return;

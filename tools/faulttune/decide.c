@@ -61,7 +61,7 @@ const char *ft_loop_name(int v)
 	return v >= 0 && v < FT_NLOOP ? loop_names[v] : "?";
 }
 
-static int size_idx(const struct ft_decision *d, uint32_t size)
+int ft_decision_size_idx(const struct ft_decision *d, uint32_t size)
 {
 	int k;
 
@@ -304,7 +304,7 @@ static int runs_to_decide(const struct ft_decision *d, int cur)
 /* the recommendation, and the sizes the runs cannot separate from it */
 static void settle(struct ft_decision *d)
 {
-	int k, cur = size_idx(d, d->current), from = 0;
+	int k, cur = ft_decision_size_idx(d, d->current), from = 0;
 	double lo, up;
 	struct ft_check c;
 
@@ -460,7 +460,7 @@ static int add_size(struct ft_decision *d, const struct ft_model *m,
 	int v, k, n = d->nsizes, ret = -1;
 	uint32_t *s;
 
-	if (size_idx(d, size) >= 0)
+	if (ft_decision_size_idx(d, size) >= 0)
 		return 0;
 	for (v = 0; v < FT_NLOOP; v++) {
 		struct ft_model_opts o = *mo;
@@ -535,7 +535,7 @@ static int candidates(struct ft_decision *d, const struct ft_model *m,
 			break;
 		if (add_size(d, m, mo, size))
 			return -1;
-		k = size_idx(d, size);
+		k = ft_decision_size_idx(d, size);
 		for (v = 0; v < FT_NLOOP; v++)
 			met &= d->rows[v][k].coll_pct <= d->target_pct;
 		if (met && !met_at)
@@ -611,7 +611,7 @@ int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 		d->meas_k[i] = -1;
 		if (ft_model_run_recorded(m, i, &rs, &d->meas_cw[i],
 					  &d->meas_f[i]))
-			d->meas_k[i] = size_idx(d, rs);
+			d->meas_k[i] = ft_decision_size_idx(d, rs);
 	}
 	if (mo->threads && recorded_preds(d, m, mo))
 		goto fail;
@@ -673,7 +673,7 @@ static void check_pred(const struct ft_decision *d, int v, int k,
 void ft_decision_check(const struct ft_decision *d, uint32_t size,
 		       struct ft_check *c)
 {
-	int k = size_idx(d, size), i, n = 0;
+	int k = ft_decision_size_idx(d, size), i, n = 0;
 	double cw = 0, f = 0, s = 0, s2 = 0, sd = 0;
 
 	memset(c, 0, sizeof(*c));

@@ -167,6 +167,8 @@ void ft_decision_free(struct ft_decision *d);
 const char *ft_loop_name(int v);
 /* the variant whose prediction judges size index k */
 int ft_decision_variant(const struct ft_decision *d, int k);
+/* the index of size in d->sizes, -1: not one of them */
+int ft_decision_size_idx(const struct ft_decision *d, uint32_t size);
 
 /* what the active runs at a size measured, against the prediction there */
 struct ft_check {

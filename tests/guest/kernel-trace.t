@@ -331,10 +331,28 @@ fi
 # --- trace-cmd -----------------------------------------------------------------------
 if command -v trace-cmd > /dev/null; then
 	cd /tmp
-	if trace-cmd record -q -o /tmp/ft.dat -e hugetlb -e memtype ft_hugetlb fault 4 > /tmp/tc.$$ 2>&1 &&
-	   trace-cmd report -i /tmp/ft.dat > /tmp/tcr.$$ 2>&1; then
+	# tc_record_all: trace-cmd record of 4 faults, its report in /tmp/tcr.$$
+	tc_record_all() {
+		trace-cmd record -q -o /tmp/ft.dat -e hugetlb -e memtype ft_hugetlb fault 4 > /tmp/tc.$$ 2>&1 &&
+		trace-cmd report -i /tmp/ft.dat > /tmp/tcr.$$ 2>&1
+	}
+	if tc_record_all; then
 		c=$(grep -c "hugetlb_fault_mutex_acquire_returned:.*op=fault" /tmp/tcr.$$)
-		check "trace-cmd record/report shows the events ($c)" [ "$c" -ge 4 ]
+		again=
+		# Once in a make check (7.3, 2026-12-04) such a recording held
+		# none of the faults while the kernel's own tracefs (above) and
+		# the next recording saw them: say what trace-cmd kept and
+		# recorded, then record once more, naming the first count.
+		if [ "$c" -lt 4 ]; then
+			echo "# trace-cmd record kept $c acquisitions of 4 faults; its output, its events by name and its stat:"
+			sed 's/^/#   /' /tmp/tc.$$ | tail -5
+			grep -o ' [a-z_]*: ' /tmp/tcr.$$ | sort | uniq -c | sed 's/^/#   /'
+			trace-cmd report --stat -i /tmp/ft.dat 2>&1 | grep -Ei 'cpu|lost|overrun|entries' | head -12 | sed 's/^/#   /'
+			tc_record_all
+			again=", recorded again: the first recording kept $c"
+			c=$(grep -c "hugetlb_fault_mutex_acquire_returned:.*op=fault" /tmp/tcr.$$)
+		fi
+		check "trace-cmd record/report shows the events ($c$again)" [ "$c" -ge 4 ]
 		grep hugetlb_fault_mutex /tmp/tcr.$$ | head -6 | sed 's/^/# /'
 	else
 		nok "trace-cmd record -e hugetlb -e memtype"

@@ -95,6 +95,26 @@ void ft_advice_line(FILE *f, const struct ft_advice *adv)
 		"page; no table size removes it\n", rec->share_pct);
 }
 
+/*
+ * The runs replayed in the hash layout they recorded, at each size they
+ * ran at: the variants above predict the mean over layouts, which runs
+ * that reuse their files (one layout) can miss by their luck alone.
+ */
+static void replay_lines(FILE *f, const struct ft_decision *d)
+{
+	struct ft_check c;
+	int k;
+
+	for (k = 0; k < d->nsizes; k++) {
+		ft_decision_check(d, d->sizes[k], &c);
+		if (!c.known || !c.replay_known)
+			continue;
+		fprintf(f, "  replayed in their own hash layout at %u: %.2f%%, "
+			"%s\n", c.size, c.replay_pct, c.replay_fits ?
+			"fits" : "does not fit");
+	}
+}
+
 /* the model against what the runs measured, one line per variant */
 static void fit_lines(FILE *f, const struct ft_advice *adv)
 {
@@ -131,6 +151,7 @@ static void fit_lines(FILE *f, const struct ft_advice *adv)
 	else
 		fprintf(f, "  the decision uses %s, the variant that fits\n",
 			used_str(d->used));
+	replay_lines(f, d);
 }
 
 static const char *meets_str(const struct ft_decision *d, int k)

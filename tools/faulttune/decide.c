@@ -371,6 +371,7 @@ void ft_decision_free(struct ft_decision *d)
 		free(d->rows[v]);
 		free(d->runs[v]);
 		free(d->recorded[v]);
+		free(d->replayed[v]);
 	}
 	free(d->sizes);
 	free(d->up);
@@ -582,6 +583,44 @@ static int recorded_preds(struct ft_decision *d, const struct ft_model *m,
 	return 0;
 }
 
+/*
+ * Each run replayed with its recorded hashes at each size some run was
+ * measured at, for the model check (ft_decision_check()): one
+ * simulation a run, cheap beside the draws.  A model whose holds carry
+ * no hash (the lock:contention fallback's) replays them all in bucket
+ * 0, which no check reads: only runs with a measurement are compared.
+ */
+static int replayed_preds(struct ft_decision *d, const struct ft_model *m,
+			  const struct ft_model_opts *mo)
+{
+	struct ft_model_opts o = *mo;
+	struct ft_model_row row;
+	int v, i, k;
+
+	o.threads = 0;
+	o.draws = 1;
+	o.only_run = 0;
+	o.recorded_layout = 1;
+	for (v = 0; v < FT_NLOOP; v++) {
+		d->replayed[v] = calloc((size_t)d->nsizes * d->nruns,
+					sizeof(*d->replayed[v]));
+		if (!d->replayed[v])
+			return -1;
+		o.open_loop = v == FT_LOOP_OPEN;
+		for (k = 0; k < d->nsizes; k++) {
+			for (i = 0; i < d->nruns && d->meas_k[i] != k; i++)
+				;
+			memset(&row, 0, sizeof(row));
+			if (i < d->nruns &&
+			    ft_model_predict_runs(m, &o, d->sizes[k], &row,
+						  d->replayed[v] +
+						  (size_t)k * d->nruns))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 	      uint32_t current, double target_pct, uint32_t max_size,
 	      struct ft_decision *d)
@@ -614,6 +653,8 @@ int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 			d->meas_k[i] = ft_decision_size_idx(d, rs);
 	}
 	if (mo->threads && recorded_preds(d, m, mo))
+		goto fail;
+	if (replayed_preds(d, m, mo))
 		goto fail;
 	for (v = 0; v < FT_NLOOP; v++)
 		fit_of(d, v, &d->fit[v]);
@@ -674,7 +715,8 @@ void ft_decision_check(const struct ft_decision *d, uint32_t size,
 		       struct ft_check *c)
 {
 	int k = ft_decision_size_idx(d, size), i, n = 0;
-	double cw = 0, f = 0, s = 0, s2 = 0, sd = 0;
+	double cw = 0, f = 0, s = 0, s2 = 0, sd = 0, meas_se;
+	double rc = 0, rf = 0, rs = 0, rs2 = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->size = size;
@@ -691,6 +733,16 @@ void ft_decision_check(const struct ft_decision *d, uint32_t size,
 		s += pct;
 		s2 += pct * pct;
 		sd += as_recorded(d, ft_decision_variant(d, k), k, i)->draw_sd;
+		if (d->replayed[FT_LOOP_CLOSED]) {
+			const struct ft_run_pred *r = &d->replayed[
+				ft_decision_variant(d, k)][(size_t)k * d->nruns + i];
+			double x = r->fault > 0 ? 100 * r->coll_wait / r->fault : 0;
+
+			rc += r->coll_wait;
+			rf += r->fault;
+			rs += x;
+			rs2 += x * x;
+		}
 		n++;
 	}
 	if (!n)
@@ -698,9 +750,22 @@ void ft_decision_check(const struct ft_decision *d, uint32_t size,
 	c->known = 1;
 	c->runs = n;
 	c->meas_pct = 100 * cw / f;
-	c->meas_se = se_of(s, s2, n);
+	c->meas_se = meas_se = se_of(s, s2, n);
 	c->variant = ft_decision_variant(d, k);
 	check_pred(d, c->variant, k, &c->pred_pct, &c->pred_se);
+	/*
+	 * The replay has the runs' own layout, so no draw's spread enters
+	 * its comparison: only how the runs differ from each other.
+	 */
+	if (rf > 0) {
+		c->replay_known = 1;
+		c->replay_pct = 100 * rc / rf;
+		c->replay_se = se_of(rs, rs2, n);
+		c->replay_fits = fabs(c->meas_pct - c->replay_pct) <=
+				 2 * sqrt(meas_se * meas_se +
+					  c->replay_se * c->replay_se) +
+				 FT_FIT_FLOOR_PCT;
+	}
 	/*
 	 * A measured run is one hash draw: its runs agreeing (all 0, as a
 	 * large table gives) says no more than the draws' spread allows.

@@ -24,6 +24,7 @@ struct stream_hold {
 struct run {
 	struct stream_hold *h;	/* grouped by stream, each in request order */
 	size_t n;
+	uint32_t *rhash;	/* each hold's recorded hash, in h[]'s order */
 	uint32_t *first;	/* stream s: h[first[s] .. first[s + 1]) */
 	/*
 	 * Open loop: the holds in the order the simulation takes them, by

@@ -76,6 +76,7 @@ void ft_model_free(struct ft_model *m)
 	model_hash_free(m);
 	for (i = 0; i < m->nruns; i++) {
 		free(m->runs[i].h);
+		free(m->runs[i].rhash);
 		free(m->runs[i].first);
 		free(m->runs[i].order);
 		free(m->runs[i].src);
@@ -263,6 +264,13 @@ static int predict_setup(const struct ft_model *m,
 				 auto_draws(m, o->threads, o->run_draws);
 	if (!o->draws && o->max_draws > 0 && draws > o->max_draws)
 		draws = o->max_draws;
+	/* the layout the runs had: one, and only for the keys they had */
+	if (o->recorded_layout) {
+		for (i = 0; i < m->nruns; i++)
+			if (sim_copies(&m->runs[i], o->threads) != 1)
+				return -1;
+		draws = 1;
+	}
 	row->draws = draws;
 	*maxs = *maxk = 0;
 	for (i = 0; i < m->nruns; i++) {
@@ -327,8 +335,10 @@ static void predict_jobs(struct predict_work *w, struct sim *sm)
 		if (o->only_run && o->only_run != i + 1)
 			continue;
 		sim_run(&m->runs[i], o->threads, o->open_loop, w->size,
-			run_draw(o->seed, i, d), w->cached ? m->hash[i] +
-			(size_t)d * m->runs[i].n : NULL, sm, &w->out[j]);
+			run_draw(o->seed, i, d),
+			o->recorded_layout ? m->runs[i].rhash :
+			w->cached ? m->hash[i] + (size_t)d * m->runs[i].n : NULL,
+			sm, &w->out[j]);
 	}
 }
 
@@ -550,7 +560,8 @@ static int predict_draws(const struct ft_model *m,
 	int d, i;
 
 	/* the model keeps them for the next size: a cache, not its state */
-	w.cached = !hash_make((struct ft_model *)m, o, draws);
+	w.cached = !o->recorded_layout &&
+		   !hash_make((struct ft_model *)m, o, draws);
 	w.out = calloc(w.njobs + 1, sizeof(*w.out));
 	if (!w.out)
 		return -1;

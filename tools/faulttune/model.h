@@ -58,6 +58,10 @@ struct ft_model_opts {
 	int workers;		/* threads a prediction runs on; 0: one a CPU,
 				   when the work is worth it (the answer is
 				   the same on any number) */
+	int recorded_layout;	/* one simulation a run, each hold in the
+				   bucket of the hash it recorded: the layout
+				   the runs had, not the expectation over
+				   layouts (threads 0 only) */
 };
 
 /* one run's share of a prediction: expected over the draws */
@@ -122,6 +126,12 @@ struct ft_decision {
 	struct ft_run_pred *runs[FT_NLOOP];	/* [size * nruns + run] */
 	/* with --threads: the runs as recorded, at their measured sizes */
 	struct ft_run_pred *recorded[FT_NLOOP];	/* same layout; else NULL */
+	/*
+	 * The runs as recorded, each hold in the bucket it hashed to: the
+	 * hash layout the runs had, at their measured sizes (same layout
+	 * as runs[]; NULL: not made)
+	 */
+	struct ft_run_pred *replayed[FT_NLOOP];
 	int *meas_k;			/* run: index of its recorded size, -1 */
 	double *meas_cw, *meas_f;	/* run: measured collision wait, fault */
 	struct ft_fit fit[FT_NLOOP];	/* on all the runs */
@@ -177,6 +187,15 @@ struct ft_check {
 	int variant, runs;
 	double meas_pct, meas_se, pred_pct, pred_se;
 	int fits;
+	/*
+	 * The same runs replayed with the hashes they recorded: whether
+	 * their own layout explains what they measured where the model's
+	 * mean over layouts does not (runs that reuse their files keep one
+	 * layout)
+	 */
+	int replay_known;
+	double replay_pct, replay_se;
+	int replay_fits;
 };
 void ft_decision_check(const struct ft_decision *d, uint32_t size,
 		       struct ft_check *c);

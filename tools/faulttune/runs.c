@@ -398,9 +398,10 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	if (sort_tagged(&t, n, nstreams))
 		goto out;
 	r.h = malloc((n ? n : 1) * sizeof(*r.h));
+	r.rhash = malloc((n ? n : 1) * sizeof(*r.rhash));
 	r.first = calloc(nstreams + 1, sizeof(*r.first));
 	rel_at = malloc((n ? n : 1) * sizeof(*rel_at));
-	if (!r.h || !r.first || !rel_at)
+	if (!r.h || !r.rhash || !r.first || !rel_at)
 		goto out;
 	for (i = 0, s = UINT32_MAX; i < n; i++) {
 		const struct ft_hold *x = t[i].h;
@@ -433,6 +434,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 		r.rec_fault += (double)(rel - x->req_ts);
 		r.h[i].svc = rel - acq;
 		r.h[i].key = t[i].key;
+		r.rhash[i] = x->hash;
 		r.h[i].after = NO_DEP;
 		rel_at[i] = rel;
 		waited += acq - x->req_ts;
@@ -456,6 +458,7 @@ int ft_model_add_run(struct ft_model *m, const struct ft_hold *h, size_t n)
 	if ((int)nstreams > m->max_streams)
 		m->max_streams = (int)nstreams;
 	r.h = NULL;
+	r.rhash = NULL;
 	r.first = NULL;
 	r.order = r.src = NULL;
 	ret = 0;
@@ -464,6 +467,7 @@ out:
 	keyset_free(&keys);
 	free(t);
 	free(r.h);
+	free(r.rhash);
 	free(r.first);
 	free(r.order);
 	free(r.src);

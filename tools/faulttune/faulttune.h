@@ -604,6 +604,13 @@ struct ft_inst {
 	int lock;			/* owner's flock on the instance dir */
 	struct ft_kprobes *kp;		/* the kprobe recorder's, NULL: none */
 	const char *kp_why;		/* kp NULL: why it could not be made */
+	/* set before ft_inst_enable(): the kprobe recorder's options */
+	struct ft_kprobe_opts {
+		const char *func;	/* the key on this function instead
+					   (the tests' way to a missing or
+					   blacklisted one), NULL: none */
+		int no_cal;		/* do not measure the probes' cost */
+	} kpo;
 };
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb);
 /* select.c: the recording source, its events enabled in fi */
@@ -733,7 +740,6 @@ struct ft_kprobes {
 	char unlock_at[1024];	/* "caller+0xoff,..." the unlock probes */
 	char unlock_uncovered[128];	/* "op,..." whose releases no site sees */
 	char unlock_refused[512];	/* "caller+0xoff,..." the kernel refused */
-	int atexit_done;
 	int armed;		/* enabled in the instance (ft_kprobes_arm()) */
 	/* the probes' own cost inside a hold, measured at create (kcal.c) */
 	struct ft_kcal {
@@ -747,7 +753,8 @@ struct ft_kprobes {
 };
 /* NULL: created and enabled in inst; else why not (nothing left behind) */
 const char *ft_kprobes_create(struct ft_kprobes *kp,
-			      struct tracefs_instance *inst);
+			      struct tracefs_instance *inst,
+			      const struct ft_kprobe_opts *o);
 void ft_kprobes_destroy(struct ft_kprobes *kp);	/* NULL, or again: nothing */
 /*
  * Arm (on) or disarm the probes and lock:contention in inst: a disarmed
@@ -794,6 +801,8 @@ enum ft_source { FT_SRC_AUTO, FT_SRC_EVENTS, FT_SRC_KPROBE,
 		 FT_SRC_CONTENTION, FT_SRC_BOTH };
 /* --source's argument into *source: 0, or -1 said (naming cmd) */
 int ft_opt_source(const char *cmd, const char *s, int *source);
+/* the kprobe recorder's options the environment gives (the tests' hooks) */
+void ft_opt_kprobe_env(struct ft_kprobe_opts *o);
 
 /* bench.c: the workloads, also driven by tune */
 enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE,

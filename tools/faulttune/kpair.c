@@ -127,6 +127,17 @@ int ft_opt_source(const char *cmd, const char *s, int *source)
 	return -1;
 }
 
+/*
+ * FAULTTUNE_KPROBE_FUNC=FUNC puts the key probe on FUNC (the tests' way to
+ * a function that is missing or blacklisted); FAULTTUNE_NO_KCAL skips
+ * measuring the probes' own cost.  Read by the commands, not kprobe.c.
+ */
+void ft_opt_kprobe_env(struct ft_kprobe_opts *o)
+{
+	o->func = getenv("FAULTTUNE_KPROBE_FUNC");
+	o->no_cal = getenv("FAULTTUNE_NO_KCAL") != NULL;
+}
+
 struct ft_kpair *ft_kpair_new(const char *file, int raw_holds)
 {
 	struct ft_kpair *kp = calloc(1, sizeof(*kp));

@@ -35,10 +35,11 @@
  *
  * The group is faulttune_<pid>: two runs never share a probe, and a probe
  * whose run was killed is found by its pid (ft_kprobes_stale()).  Probes
- * are dynamic events of the whole machine, not of our instance: they are
- * removed by ft_kprobes_destroy() on every path that ends a run, and at
- * exit() by an atexit handler, so nothing is left on the machine's
- * tracing but our instance, which goes as it always does.
+ * are dynamic events of the whole machine, not of our instance: they go
+ * with it, ft_inst_destroy() calling ft_kprobes_destroy(), on every path
+ * that ends a run (record's return, tune's and watch's atexit handlers),
+ * so nothing is left on the machine's tracing but what a SIGKILL leaves,
+ * which the next run removes.
  */
 #include <errno.h>
 #include <signal.h>
@@ -81,8 +82,6 @@ static const char *const unlock_helpers[] = {
 #else
 #define UNLOCK_FORMAT	NULL
 #endif
-
-static struct ft_kprobes *live;	/* what the atexit handler removes */
 
 /*
  * The kprobe blacklist, where debugfs shows it: "0xSTART-0xEND\tSYMBOL"
@@ -133,13 +132,6 @@ void ft_kprobes_destroy(struct ft_kprobes *kp)
 	kp->nunlock = 0;
 	destroy_one(&kp->key);
 	kp->armed = 0;
-	if (live == kp)
-		live = NULL;
-}
-
-static void destroy_at_exit(void)
-{
-	ft_kprobes_destroy(live);
 }
 
 static int append(char *buf, size_t size, size_t *len, const char *fmt, ...)
@@ -354,7 +346,8 @@ static const char *create_unlocks(struct ft_kprobes *kp,
 }
 
 const char *ft_kprobes_create(struct ft_kprobes *kp,
-			      struct tracefs_instance *inst)
+			      struct tracefs_instance *inst,
+			      const struct ft_kprobe_opts *o)
 {
 	static char why[800];
 	struct ft_ksyms *ks = NULL;
@@ -388,7 +381,7 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 		       "/proc/kcore: the unlock probes cannot be filtered to it";
 	ks = ft_ksyms_load(NULL);
 	/* the tests' way to a function that is missing, blacklisted, ... */
-	test.func = getenv("FAULTTUNE_KPROBE_FUNC");
+	test.func = o ? o->func : NULL;
 	if (test.func) {
 		test.format = keys[1].format;
 		if (ks && !ft_ksyms_addr(ks, test.func, &target))
@@ -440,11 +433,6 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 		ft_kprobes_destroy(kp);
 		return fail;
 	}
-	live = kp;
-	if (!kp->atexit_done) {
-		atexit(destroy_at_exit);
-		kp->atexit_done = 1;
-	}
 	fail = create_unlocks(kp, ks, sites, nsites, seen, why, sizeof(why));
 	if (fail || ft_kprobes_arm(kp, inst, 1)) {
 		ft_ksyms_free(ks);
@@ -456,7 +444,7 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 		return why;
 	}
 	/* last: with the filters set, nothing else fills the buffer */
-	kp->cal_why = getenv("FAULTTUNE_NO_KCAL") ? "the probes' own cost was "
+	kp->cal_why = o && o->no_cal ? "the probes' own cost was "
 		      "not measured (FAULTTUNE_NO_KCAL): holds are not corrected "
 		      "for it" : ft_kcal_measure(kp, inst, ks, k->format,
 						 UNLOCK_FORMAT);

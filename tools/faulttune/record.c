@@ -483,6 +483,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	fi.trio = o.trio;
 	fi.source = o.source;
+	ft_opt_kprobe_env(&fi.kpo);
 	if (ft_inst_enable(&fi, 0))
 		goto out;
 	/* the kprobe recorder has the callers: no stack inside each wait */

@@ -78,7 +78,7 @@ static const char *const memtype_trio[] = {
  * Probe for the events, not for kernel versions: the faulttune events if
  * the kernel has them, else lock:contention_begin/end.
  */
-/* one a process: the atexit handler of kprobe.c may outlive fi */
+/* one a process (fi points to it): large, and no run makes two */
 static struct ft_kprobes inst_kprobes;
 
 /*
@@ -87,7 +87,7 @@ static struct ft_kprobes inst_kprobes;
  */
 static int enable_kprobes(struct ft_inst *fi, const char **why)
 {
-	*why = ft_kprobes_create(&inst_kprobes, fi->inst);
+	*why = ft_kprobes_create(&inst_kprobes, fi->inst, &fi->kpo);
 	if (*why)
 		return -1;
 	fi->kp = &inst_kprobes;

@@ -969,6 +969,7 @@ static int tune_setup(struct tune_ctx *c)
 		return -1;
 	c->have_inst = 1;
 	c->fi.source = c->read.source;
+	ft_opt_kprobe_env(&c->fi.kpo);
 	/* without the knob, what tune_setup_fixed() says replaces its lines */
 	if (ft_inst_enable(&c->fi, c->fixed || c->fmt != FT_FMT_TEXT))
 		return -1;

@@ -713,6 +713,7 @@ int cmd_watch(int argc, char **argv)
 	if (ft_inst_create(&c.fi, c.o.buffer_kb))
 		goto fail;
 	c.have_inst = 1;
+	ft_opt_kprobe_env(&c.fi.kpo);
 	if (ft_inst_enable(&c.fi, 1) || events_on(&c.fi, 0))
 		goto fail;
 	snprintf(c.fallback_marker, sizeof(c.fallback_marker), "%s",

@@ -539,6 +539,8 @@ int ft_plot(const char *out, const char *script, const char *data, size_t len);
 struct ft_read_opts {
 	int source;		/* enum ft_source: which of a file's accounts */
 	int raw_holds;		/* kprobe holds as recorded, the probes' cost in */
+	int libtracecmd;	/* always libtracecmd's path, never the fast
+				   reader (the tests compare the two) */
 };
 struct ft_report_opts {
 	const char *file;
@@ -803,6 +805,8 @@ enum ft_source { FT_SRC_AUTO, FT_SRC_EVENTS, FT_SRC_KPROBE,
 int ft_opt_source(const char *cmd, const char *s, int *source);
 /* the kprobe recorder's options the environment gives (the tests' hooks) */
 void ft_opt_kprobe_env(struct ft_kprobe_opts *o);
+/* the reader's: FAULTTUNE_LIBTRACECMD */
+void ft_opt_read_env(struct ft_read_opts *o);
 
 /* bench.c: the workloads, also driven by tune */
 enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE,

@@ -138,6 +138,12 @@ void ft_opt_kprobe_env(struct ft_kprobe_opts *o)
 	o->no_cal = getenv("FAULTTUNE_NO_KCAL") != NULL;
 }
 
+/* FAULTTUNE_LIBTRACECMD=1: read through libtracecmd (the tests compare) */
+void ft_opt_read_env(struct ft_read_opts *o)
+{
+	o->libtracecmd = getenv("FAULTTUNE_LIBTRACECMD") != NULL;
+}
+
 struct ft_kpair *ft_kpair_new(const char *file, int raw_holds)
 {
 	struct ft_kpair *kp = calloc(1, sizeof(*kp));

@@ -160,8 +160,8 @@ int ft_read_tracedat_opts(const char *file, struct ft_analysis *a,
 		return -1;
 	}
 	memset(&lay, 0, sizeof(lay));
-	/* FAULTTUNE_LIBTRACECMD=1: always the library path (tests compare) */
-	lay.lib = getenv("FAULTTUNE_LIBTRACECMD") != NULL;
+	/* always the library path (FAULTTUNE_LIBTRACECMD: tests compare) */
+	lay.lib = o->libtracecmd;
 	if (rd_validate(file, &lay)) {
 		free(lay.off);
 		free(lay.size);

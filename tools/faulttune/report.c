@@ -1135,6 +1135,7 @@ int cmd_report(int argc, char **argv)
 	ret = ft_report_parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 2 : 0;
+	ft_opt_read_env(&o.read);
 	/* report changes nothing, but a probe left armed taxes the machine */
 	ret = ft_stale_count();
 	if (ret > 0)

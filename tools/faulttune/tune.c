@@ -1124,6 +1124,7 @@ int cmd_tune(int argc, char **argv)
 	ret = parse_tune(argc, argv, &c);
 	if (ret)
 		return ret < 0 ? 2 : 0;
+	ft_opt_read_env(&c.read);
 	if (c.nfrom)
 		return tune_from(&c);
 	c.rng = c.seed;

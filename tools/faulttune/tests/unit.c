@@ -15,6 +15,9 @@
 #include <signal.h>
 #include "faulttune.h"
 #include "knob.h"
+
+/* the reader through libtracecmd, as FAULTTUNE_LIBTRACECMD=1 asks a command */
+static const struct ft_read_opts lib = { .libtracecmd = 1 };
 #include "synth.h"
 #include "check.h"
 
@@ -1256,10 +1259,8 @@ static void test_synth_file(void)
 		struct ft_analysis b;
 		size_t k, diff = 0;
 
-		setenv("FAULTTUNE_LIBTRACECMD", "1", 1);
 		ft_analysis_init(&b);
-		EQ(ft_read_tracedat(path, &b), 0);
-		unsetenv("FAULTTUNE_LIBTRACECMD");
+		EQ(ft_read_tracedat_opts(path, &b, &lib), 0);
 		EQ(b.nholds, a.nholds);
 		for (k = 0; k < a.nholds && k < b.nholds; k++)
 			diff += a.holds[k].req_ts != b.holds[k].req_ts ||
@@ -1338,9 +1339,7 @@ static void test_synth_summary(void)
 	ft_analysis_init(&b);
 	EQ(ft_read_tracedat(pt, &t), 0);
 	EQ(ft_read_tracedat(ps, &a), 0);
-	setenv("FAULTTUNE_LIBTRACECMD", "1", 1);
-	EQ(ft_read_tracedat(ps, &b), 0);
-	unsetenv("FAULTTUNE_LIBTRACECMD");
+	EQ(ft_read_tracedat_opts(ps, &b, &lib), 0);
 	EQ(a.summaries, xs.hugetlb - 1 + xs.memtype);
 	EQ(a.summaries_skipped, 0);
 	EQ(a.nev[FT_LK_HUGETLB], xs.hugetlb);

@@ -553,21 +553,20 @@ static int candidates(struct ft_decision *d, const struct ft_model *m,
 }
 
 /*
- * With --threads: each run predicted as recorded (no copies) at each
- * size some run was measured at, for as_recorded().
+ * Each run predicted with o (no copies) at each size some run was
+ * measured at, into out[v][size * nruns + run] for both variants.
  */
-static int recorded_preds(struct ft_decision *d, const struct ft_model *m,
-			  const struct ft_model_opts *mo)
+static int preds_at_measured(struct ft_decision *d, const struct ft_model *m,
+			     struct ft_model_opts o,
+			     struct ft_run_pred *out[FT_NLOOP])
 {
-	struct ft_model_opts o = *mo;
 	struct ft_model_row row;
 	int v, i, k;
 
 	o.threads = 0;
 	for (v = 0; v < FT_NLOOP; v++) {
-		d->recorded[v] = calloc((size_t)d->nsizes * d->nruns,
-					sizeof(*d->recorded[v]));
-		if (!d->recorded[v])
+		out[v] = calloc((size_t)d->nsizes * d->nruns, sizeof(*out[v]));
+		if (!out[v])
 			return -1;
 		o.open_loop = v == FT_LOOP_OPEN;
 		for (k = 0; k < d->nsizes; k++) {
@@ -575,8 +574,7 @@ static int recorded_preds(struct ft_decision *d, const struct ft_model *m,
 				;
 			if (i < d->nruns &&
 			    ft_model_predict_runs(m, &o, d->sizes[k], &row,
-						  d->recorded[v] +
-						  (size_t)k * d->nruns))
+						  out[v] + (size_t)k * d->nruns))
 				return -1;
 		}
 	}
@@ -584,41 +582,21 @@ static int recorded_preds(struct ft_decision *d, const struct ft_model *m,
 }
 
 /*
- * Each run replayed with its recorded hashes at each size some run was
- * measured at, for the model check (ft_decision_check()): one
- * simulation a run, cheap beside the draws.  A model whose holds carry
- * no hash (the lock:contention fallback's) replays them all in bucket
- * 0, which no check reads: only runs with a measurement are compared.
+ * With --threads: the runs as recorded, for as_recorded().  Always: the
+ * runs replayed in the hash layout they recorded, one simulation a run
+ * (cheap beside the draws), for the model check (ft_decision_check()).
  */
-static int replayed_preds(struct ft_decision *d, const struct ft_model *m,
+static int measured_preds(struct ft_decision *d, const struct ft_model *m,
 			  const struct ft_model_opts *mo)
 {
 	struct ft_model_opts o = *mo;
-	struct ft_model_row row;
-	int v, i, k;
 
-	o.threads = 0;
+	if (mo->threads && preds_at_measured(d, m, o, d->recorded))
+		return -1;
 	o.draws = 1;
 	o.only_run = 0;
 	o.recorded_layout = 1;
-	for (v = 0; v < FT_NLOOP; v++) {
-		d->replayed[v] = calloc((size_t)d->nsizes * d->nruns,
-					sizeof(*d->replayed[v]));
-		if (!d->replayed[v])
-			return -1;
-		o.open_loop = v == FT_LOOP_OPEN;
-		for (k = 0; k < d->nsizes; k++) {
-			for (i = 0; i < d->nruns && d->meas_k[i] != k; i++)
-				;
-			memset(&row, 0, sizeof(row));
-			if (i < d->nruns &&
-			    ft_model_predict_runs(m, &o, d->sizes[k], &row,
-						  d->replayed[v] +
-						  (size_t)k * d->nruns))
-				return -1;
-		}
-	}
-	return 0;
+	return preds_at_measured(d, m, o, d->replayed);
 }
 
 int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
@@ -652,9 +630,7 @@ int ft_decide(const struct ft_model *m, const struct ft_model_opts *mo,
 					  &d->meas_f[i]))
 			d->meas_k[i] = ft_decision_size_idx(d, rs);
 	}
-	if (mo->threads && recorded_preds(d, m, mo))
-		goto fail;
-	if (replayed_preds(d, m, mo))
+	if (measured_preds(d, m, mo))
 		goto fail;
 	for (v = 0; v < FT_NLOOP; v++)
 		fit_of(d, v, &d->fit[v]);

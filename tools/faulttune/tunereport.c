@@ -170,10 +170,15 @@ static void check_text(const struct tune_ctx *c)
 		ft_decision_check(&c->adv.dec, c->res[i].size, &chk);
 		if (!chk.known || !chk.runs)
 			continue;
-		printf("%8u %5d %9.2f%% %7.2f%% %9.2f%% %7.2f%% %8.2f%%  %s (%s)\n",
-		       chk.size, chk.runs, chk.meas_pct, chk.meas_se, chk.pred_pct,
-		       chk.pred_se, chk.replay_pct, chk.fits ? "fits" :
-		       "DOES NOT FIT", ft_loop_name(chk.variant));
+		printf("%8u %5d %9.2f%% %7.2f%% %9.2f%% %7.2f%% ", chk.size,
+		       chk.runs, chk.meas_pct, chk.meas_se, chk.pred_pct,
+		       chk.pred_se);
+		if (chk.replay_known)
+			printf("%8.2f%%", chk.replay_pct);
+		else
+			printf("%9s", "-");
+		printf("  %s (%s)\n", chk.fits ? "fits" : "DOES NOT FIT",
+		       ft_loop_name(chk.variant));
 		if (chk.fits)
 			continue;
 		bad++;

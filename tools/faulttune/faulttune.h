@@ -801,7 +801,7 @@ const char *ft_kprobe_caller(size_t i, unsigned int *op);
 /* which recording report and tune read: FT_SRC_AUTO, _EVENTS, _KPROBE */
 enum ft_source { FT_SRC_AUTO, FT_SRC_EVENTS, FT_SRC_KPROBE,
 		 FT_SRC_CONTENTION, FT_SRC_BOTH };
-/* --source's argument into *source: 0, or -1 said (naming cmd) */
+/* util.c, the commands' side: --source's argument into *source: 0, or -1 said (naming cmd) */
 int ft_opt_source(const char *cmd, const char *s, int *source);
 /* the kprobe recorder's options the environment gives (the tests' hooks) */
 void ft_opt_kprobe_env(struct ft_kprobe_opts *o);

@@ -108,42 +108,6 @@ int ft_kprobe_caller_op(const char *func, unsigned int *op)
 	return -1;
 }
 
-int ft_opt_source(const char *cmd, const char *s, int *source)
-{
-	static const char *const names[] = {
-		[FT_SRC_AUTO] = "auto", [FT_SRC_EVENTS] = "events",
-		[FT_SRC_KPROBE] = "kprobe", [FT_SRC_CONTENTION] = "contention",
-		[FT_SRC_BOTH] = "both",
-	};
-	int i;
-
-	for (i = 0; s && i < (int)(sizeof(names) / sizeof(names[0])); i++)
-		if (!strcmp(s, names[i])) {
-			*source = i;
-			return 0;
-		}
-	ft_err("%s: bad --source '%s': want auto, events, kprobe, contention "
-	       "or both", cmd, s ? s : "");
-	return -1;
-}
-
-/*
- * FAULTTUNE_KPROBE_FUNC=FUNC puts the key probe on FUNC (the tests' way to
- * a function that is missing or blacklisted); FAULTTUNE_NO_KCAL skips
- * measuring the probes' own cost.  Read by the commands, not kprobe.c.
- */
-void ft_opt_kprobe_env(struct ft_kprobe_opts *o)
-{
-	o->func = getenv("FAULTTUNE_KPROBE_FUNC");
-	o->no_cal = getenv("FAULTTUNE_NO_KCAL") != NULL;
-}
-
-/* FAULTTUNE_LIBTRACECMD=1: read through libtracecmd (the tests compare) */
-void ft_opt_read_env(struct ft_read_opts *o)
-{
-	o->libtracecmd = getenv("FAULTTUNE_LIBTRACECMD") != NULL;
-}
-
 struct ft_kpair *ft_kpair_new(const char *file, int raw_holds)
 {
 	struct ft_kpair *kp = calloc(1, sizeof(*kp));

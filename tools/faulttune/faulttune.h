@@ -624,11 +624,13 @@ void ft_inst_destroy(struct ft_inst *fi);
 /* overrun + dropped events per cpu summed; fills per-cpu stats text */
 uint64_t ft_inst_lost(struct ft_inst *fi, char ***stats);
 
-/* record.c: raw per-CPU capture into trace.dat, used by tune too */
+/* capture.c: raw per-CPU capture into trace.dat (record, tune, watch) */
 struct ft_capture;
 struct ft_capture *ft_capture_start(struct ft_inst *fi, const char *out);
 int ft_capture_poll(struct ft_capture *c);	/* drain available pages */
 int ft_capture_finish(struct ft_capture *c, uint64_t *lost);	/* writes file, frees */
+void ft_capture_abort(struct ft_capture *c);	/* removes its files, frees */
+uint64_t ft_capture_bytes(const struct ft_capture *c);
 /*
  * the lock:contention fallback's record side (record, watch): a kernel
  * stack with every contention_begin (its trigger, which goes with the

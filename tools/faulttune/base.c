@@ -130,31 +130,6 @@ const char *ft_shape_name(int shape)
 
 /* ---- files ---- */
 
-/*
- * A phase marker into the trace, when FAULTTUNE_MARKER names the
- * instance's trace_marker (the workloads of bench.c and lookup.c)
- */
-void ft_marker(const char *fmt, ...)
-{
-	const char *path = getenv("FAULTTUNE_MARKER");
-	char buf[256];
-	va_list ap;
-	int fd, n;
-
-	if (!path)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (n > 0 && write(fd, buf, n > (int)sizeof(buf) - 1 ?
-			   (int)sizeof(buf) - 1 : n) < 0)
-		n = -1;
-	close(fd);
-}
-
 char *ft_read_all(const char *path, size_t *len)
 {
 	size_t cap = 4096, n = 0;

@@ -827,6 +827,8 @@ struct ft_bench_opts {
 	int iterations;		/* memtype / punch loops per thread */
 	const char *resource;	/* memtype: PCI resource file */
 	const char *device;	/* memtype-lookup: vfio-pci device (BDF) */
+	const char *marker;	/* trace_marker for phase markers, or NULL */
+	int quiet;		/* no note of the memtype resource used */
 };
 
 /* memtype-lookup: one thread's time per fault-pass */
@@ -847,13 +849,16 @@ struct ft_bench_result {
 	uint64_t untimed_faults, untimed_ns;
 };
 
+/* bench.c: the command's options; workload.c: the workloads */
 int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o);
 int ft_bench_check_pages(const struct ft_bench_opts *o, int threads);
 int ft_bench_run(const struct ft_bench_opts *o, int threads,
 		 struct ft_bench_result *r);
-/* base.c: a workload's name; its phase marker (FAULTTUNE_MARKER) */
+/* base.c: a workload's name */
 const char *ft_shape_name(int shape);
-void ft_marker(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* phase.c: a phase marker into o->marker's trace, when it names one */
+void ft_bench_marker(const struct ft_bench_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * lookup.c: the memtype-lookup workload on a vfio-pci device's BAR.

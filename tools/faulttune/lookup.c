@@ -626,8 +626,8 @@ int ft_lookup_run(const struct ft_bench_opts *o, int threads,
 	}
 
 	for (rep = 0; rep < o->reps && !ft_stop && !ret; rep++) {
-		ft_marker("faulttune: phase=bench shape=%s threads=%d rep=%d",
-			  ft_shape_name(o->shape), threads, rep);
+		ft_bench_marker(o, "faulttune: phase=bench shape=%s threads=%d rep=%d",
+				ft_shape_name(o->shape), threads, rep);
 		run.rep = rep;
 		pthread_barrier_init(&run.bar, NULL, threads);
 		for (i = 0; i < threads; i++) {

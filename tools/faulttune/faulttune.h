@@ -363,6 +363,8 @@ void ft_analysis_free(struct ft_analysis *a);
 struct ft_model;
 int ft_sample_push(struct ft_analysis *a, const struct ft_hold *h);
 int ft_sample_used(const struct ft_analysis *a);
+uint32_t ft_sample_window_max(const struct ft_analysis *a);
+size_t ft_sample_budget(const struct ft_analysis *a);
 /*
  * The kept holds into the model: one run, or a run per kept window; each
  * with what it measured at size, the table size it ran at (0: unknown)
@@ -378,7 +380,10 @@ int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m,
 int ft_split_add_runs(const struct ft_analysis *a, struct ft_model *m,
 		      uint32_t size, int max_parts);
 int ft_split_parts(size_t nholds, int max_parts);
-/* text: a line when sampled; json: a "sample" member, leading comma */
+/*
+ * sampleprint.c: text, a line when sampled; json, a "sample" member with
+ * a leading comma
+ */
 void ft_sample_print(FILE *f, const struct ft_analysis *a, int json);
 /* "FILE: the model takes a sample ..." on stderr, when sampled */
 void ft_sample_note(const struct ft_analysis *a, const char *file);
@@ -501,16 +506,18 @@ const char *ft_fmt_ns(uint64_t ns, char *buf, size_t len);
  * spaces; a word longer than a line (a path) is not broken.  A '\n' in
  * the text ends a line.  Returns the lines printed.
  */
+/* printutil.c: the printers' helpers */
 #define FT_COLS 100
 int ft_wrap(FILE *f, int indent, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-double ft_now(void);		/* CLOCK_MONOTONIC, seconds */
 void ft_json_str(FILE *f, const char *s);
+double ft_now(void);		/* util.c: CLOCK_MONOTONIC, seconds */
 /*
- * Run fn(arg) in a child process (the trace reader), waiting at most
- * timeout_s seconds (0: no limit); what names the file in messages.  The
- * child marks with ft_isolate_phase() when it is inside libtracecmd, so a
- * crash there is blamed on the file and a crash elsewhere on faulttune.
+ * cmd-util.c: run fn(arg) in a child process (the trace reader),
+ * waiting at most timeout_s seconds (0: no limit); what names the file in
+ * messages.  The child marks with ft_isolate_phase() when it is inside
+ * libtracecmd, so a crash there is blamed on the file and a crash
+ * elsewhere on faulttune.
  */
 /*
  * FT_PHASE_READ_DONE: the file is read, what follows is computation
@@ -521,6 +528,8 @@ enum { FT_PHASE_OURS, FT_PHASE_LIB, FT_PHASE_READ_DONE };
 int ft_isolate(int (*fn)(void *), void *arg, const char *what,
 	       double timeout_s);
 void ft_isolate_phase(int phase);
+/* util.c: where ft_isolate_phase() writes (the parent's page), or NULL */
+void ft_isolate_phase_page(volatile int *page);
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -564,16 +573,16 @@ int ft_read_tracedat_opts(const char *file, struct ft_analysis *a,
 int ft_report_print(FILE *f, struct ft_analysis *a,
 		    const struct ft_report_opts *o);
 
-
 /* tfs.c: our own tracefs instance, never the top-level buffer */
 struct tracefs_instance;
 extern volatile int ft_stop;		/* set by SIGINT / SIGTERM / SIGHUP */
 extern volatile int ft_stop_sig;
+/* cmd-util.c: the handlers that set ft_stop, SIGPIPE ignored */
 void ft_install_signals(void);
 /*
- * A command we run while polling: once ft_stop is set, forward the signal
- * to it, and SIGKILL it if it is still there 5 s later.  Call on every
- * pass of the polling loop; @st starts zeroed.
+ * cmd-util.c: a command we run while polling: once ft_stop is set,
+ * forward the signal to it, and SIGKILL it if it is still there 5 s
+ * later.  Call on every pass of the polling loop; @st starts zeroed.
  */
 struct ft_child_stop {
 	int forwarded;
@@ -581,7 +590,7 @@ struct ft_child_stop {
 };
 void ft_child_stop_step(pid_t child, struct ft_child_stop *st);
 #define FT_TRACEFS_DIR "/sys/kernel/tracing"
-/* root + tracefs (mounted here if nobody did, unmounted at exit) */
+/* cmd-util.c: root + tracefs (mounted here if nobody did, unmounted at exit) */
 int ft_tracefs_check(void);
 int ft_tracefs_mounted(const char *mounts);	/* NULL: /proc/self/mounts */
 int ft_cleanup_stale(int quiet);	/* removes faulttune-* nobody owns */
@@ -803,7 +812,7 @@ const char *ft_kprobe_caller(size_t i, unsigned int *op);
 /* which recording report and tune read: FT_SRC_AUTO, _EVENTS, _KPROBE */
 enum ft_source { FT_SRC_AUTO, FT_SRC_EVENTS, FT_SRC_KPROBE,
 		 FT_SRC_CONTENTION, FT_SRC_BOTH };
-/* util.c, the commands' side: --source's argument into *source: 0, or -1 said (naming cmd) */
+/* cmd-util.c: --source's argument into *source: 0, or -1 said (naming cmd) */
 int ft_opt_source(const char *cmd, const char *s, int *source);
 /* the kprobe recorder's options the environment gives (the tests' hooks) */
 void ft_opt_kprobe_env(struct ft_kprobe_opts *o);

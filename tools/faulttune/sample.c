@@ -143,6 +143,17 @@ int ft_sample_push(struct ft_analysis *a, const struct ft_hold *h)
 	return 0;
 }
 
+/* the sample's limits, for its printer */
+uint32_t ft_sample_window_max(const struct ft_analysis *a)
+{
+	return window_max(&a->sample);
+}
+
+size_t ft_sample_budget(const struct ft_analysis *a)
+{
+	return budget(&a->sample);
+}
+
 int ft_sample_used(const struct ft_analysis *a)
 {
 	return a->sample.halvings > 0;
@@ -180,35 +191,6 @@ int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m,
 		ft_model_run_measured(m, h, s->win[i].n, size, coll);
 	}
 	return 0;
-}
-
-void ft_sample_print(FILE *f, const struct ft_analysis *a, int json)
-{
-	const struct ft_sample *s = &a->sample;
-
-	if (json) {
-		fprintf(f, ",\"sample\":{\"sampled\":%s,\"holds_kept\":%zu,"
-			"\"holds_total\":%llu,\"windows_kept\":%zu,"
-			"\"windows_total\":%llu,\"window_ns\":%llu,"
-			"\"window_max_holds\":%u,\"budget_holds\":%zu}",
-			ft_sample_used(a) ? "true" : "false", a->nholds,
-			(unsigned long long)s->holds, s->nwin,
-			(unsigned long long)s->windows,
-			(unsigned long long)FT_SAMPLE_WINDOW_NS, window_max(s),
-			budget(s));
-		return;
-	}
-	if (!ft_sample_used(a))
-		return;
-	fprintf(f, "sample: %zu of %llu holds (%.1f%%), in %zu of %llu windows "
-		"of %llu ms or %u holds (each kept with probability 1/%llu); the "
-		"what-if, the model and the resize stalls use the sample, the "
-		"model with each window as a run\n", a->nholds,
-		(unsigned long long)s->holds,
-		s->holds ? 100.0 * a->nholds / s->holds : 0.0, s->nwin,
-		(unsigned long long)s->windows,
-		(unsigned long long)(FT_SAMPLE_WINDOW_NS / 1000000), window_max(s),
-		1ULL << (s->halvings < 63 ? s->halvings : 63));
 }
 
 /* one line on stderr when sampled, for output that has no room for it */

@@ -12,7 +12,9 @@
  * and tracefs is shared by all of them, so a run in a container ended a
  * live recording of the host's.
  *
- * Which events the instance records is select.c's.
+ * Which events the instance records is select.c's; the signal handlers
+ * that set ft_stop, and the tracefs mount a run makes and undoes at exit,
+ * are the commands' (cmd-util.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,44 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mount.h>
 #include <unistd.h>
 #include <tracefs.h>
 #include "faulttune.h"
 
+/* set by the commands' signal handler: the library stops at the next poll */
 volatile int ft_stop;
 volatile int ft_stop_sig;
-
-static void on_signal(int sig)
-{
-	ft_stop = 1;
-	ft_stop_sig = sig;
-}
-
-void ft_install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-void ft_child_stop_step(pid_t child, struct ft_child_stop *st)
-{
-	if (ft_stop && !st->forwarded) {
-		kill(child, ft_stop_sig ? ft_stop_sig : SIGTERM);
-		st->forwarded = 1;
-		st->kill_at = ft_now() + 5;
-	} else if (st->forwarded && ft_now() > st->kill_at) {
-		kill(child, SIGKILL);
-		st->kill_at = ft_now() + 1e9;
-	}
-}
 
 /* a tracefs mount anywhere (/sys/kernel/tracing or debugfs/tracing) */
 int ft_tracefs_mounted(const char *mounts)
@@ -75,83 +46,6 @@ int ft_tracefs_mounted(const char *mounts)
 			found = 1;
 	fclose(f);
 	return found;
-}
-
-/* where this run mounted tracefs itself, to unmount it at exit */
-static const char *ft_mounted_here;
-
-static void unmount_own_tracefs(void)
-{
-	struct tracefs_instance *inst;
-	char name[64];
-
-	if (!ft_mounted_here)
-		return;
-	/*
-	 * An exit() that skipped the caller's cleanup must not hide our
-	 * instance in an unmounted tracefs: remove it first.
-	 */
-	snprintf(name, sizeof(name), "faulttune-%d", getpid());
-	if (tracefs_instance_exists(name)) {
-		inst = tracefs_instance_alloc(NULL, name);
-		if (inst) {
-			tracefs_trace_off(inst);
-			tracefs_instance_destroy(inst);
-			tracefs_instance_free(inst);
-		}
-	}
-	if (umount(ft_mounted_here) && umount2(ft_mounted_here, MNT_DETACH))
-		ft_err("cannot unmount the tracefs this run mounted at %s: %s",
-		       ft_mounted_here, strerror(errno));
-	else
-		ft_info("faulttune: unmounted tracefs from %s (it was not "
-			"mounted before this run)", ft_mounted_here);
-	ft_mounted_here = NULL;
-}
-
-/*
- * Like trace-cmd, mount tracefs when nobody has: a root user asking for a
- * recording takes that for granted.  Unlike libtracefs, which would mount
- * it silently and leave it mounted, say so and unmount it at exit.  The
- * instance is destroyed before exit on every path that reaches exit().
- */
-int ft_tracefs_check(void)
-{
-	const char *dir, *lock;
-
-	if (geteuid()) {
-		ft_err("tracefs needs root (run as root or with sudo)");
-		return -1;
-	}
-	lock = ft_lockdown();
-	/* tracefs creates no file at all under it: say why, not ENOENT */
-	if (lock && !strcmp(lock, "confidentiality")) {
-		ft_err("the kernel is locked down (lockdown=confidentiality), "
-		       "which closes tracefs: nothing can be recorded on this "
-		       "boot; record on one booted with lockdown=integrity or "
-		       "none (faulttune report reads recordings anywhere)");
-		return -1;
-	}
-	if (!ft_tracefs_mounted(NULL)) {
-		if (mount("nodev", FT_TRACEFS_DIR, "tracefs", 0, NULL)) {
-			ft_err("no tracefs mounted, and mounting it at %s failed "
-			       "(%s): mount it with 'mount -t tracefs nodev %s' "
-			       "(CONFIG_FTRACE, CONFIG_EVENT_TRACING)",
-			       FT_TRACEFS_DIR, strerror(errno), FT_TRACEFS_DIR);
-			return -1;
-		}
-		ft_mounted_here = FT_TRACEFS_DIR;
-		atexit(unmount_own_tracefs);
-		ft_info("faulttune: tracefs was not mounted: mounted it at %s "
-			"for this run (unmounted at exit)", FT_TRACEFS_DIR);
-	}
-	dir = tracefs_tracing_dir();
-	if (!dir || access(dir, W_OK)) {
-		ft_err("no tracefs: mount it with 'mount -t tracefs nodev "
-		       FT_TRACEFS_DIR "' (CONFIG_FTRACE, CONFIG_EVENT_TRACING)");
-		return -1;
-	}
-	return 0;
 }
 
 /*

@@ -41,7 +41,7 @@ check() {	# DESC COMMAND...
 # show a file as TAP diagnostics
 diag() { sed 's/^/# /' "$@" | head -${DIAG_LINES:-20}; }
 
-version=$(sed -n 's/^#define FT_VERSION "\(.*\)"/\1/p' "$ft/faulttune.h")
+version=$(sed -n 's/^#define FT_VERSION "\(.*\)"/\1/p' "$ft/lib/faulttune.h")
 
 # --- make install ------------------------------------------------------------
 dest=$tmp/root

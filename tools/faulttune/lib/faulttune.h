@@ -259,6 +259,8 @@ struct ft_analysis {
 	int nconsumers;
 	int contention_claimed;	/* a started one pairs lock:contention */
 	struct ft_kpair *kpair;	/* the file has the kprobe recorder's events */
+	/* the reader's, which made the kpair: the analysis frees it with this */
+	void (*kpair_free)(struct ft_kpair *kp);
 };
 
 /*
@@ -366,13 +368,13 @@ int ft_sample_used(const struct ft_analysis *a);
 uint32_t ft_sample_window_max(const struct ft_analysis *a);
 size_t ft_sample_budget(const struct ft_analysis *a);
 /*
- * The kept holds into the model: one run, or a run per kept window; each
+ * split.c: the kept holds into the model: one run, or a run per kept window; each
  * with what it measured at size, the table size it ran at (0: unknown)
  */
 int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m,
 		       uint32_t size);
 /*
- * split.c: the holds as up to max_parts runs, cut where no hold is in
+ * split.c too: the holds as up to max_parts runs, cut where no hold is in
  * flight, each at least FT_SPLIT_HOLDS_MIN holds; a sampled recording as
  * its windows (ft_sample_add_runs()).  ft_split_parts(): how many.
  */
@@ -805,7 +807,7 @@ void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt);
 void ft_kpair_free(struct ft_kpair *kp);
 /* why its acquisitions must not be analysed (a wrong decode), or NULL */
 const char *ft_kpair_refusal(const struct ft_kpair *kp);
-/* the op of a caller of the hashing function, -1: not a known caller */
+/* kfacts.c: the op of a caller of the hashing function, -1: not known */
 int ft_kprobe_caller_op(const char *func, unsigned int *op);
 /* the known callers, i from 0 until NULL */
 const char *ft_kprobe_caller(size_t i, unsigned int *op);

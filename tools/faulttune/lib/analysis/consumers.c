@@ -84,7 +84,9 @@ void ft_analysis_free(struct ft_analysis *a)
 			a->consumers[i].ops->free(a->consumers[i].state);
 	a->nconsumers = 0;
 	a->contention_claimed = 0;
-	ft_kpair_free(a->kpair);
+	/* the reader's state: freed by its own function, named when made */
+	if (a->kpair && a->kpair_free)
+		a->kpair_free(a->kpair);
 	a->kpair = NULL;
 	ft_core_free(a);
 }

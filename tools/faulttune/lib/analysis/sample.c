@@ -20,12 +20,12 @@
  * of windows, as in adaptive (Wegman) sampling.  The kept holds stay in
  * a->holds in time order; each kept window is a run of the model of its
  * own, so the model's standard error over runs carries the sampling
- * error (ft_sample_add_runs()).
+ * error (split.c's ft_sample_add_runs()).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model.h"
+#include "faulttune.h"
 
 /* splitmix64's finaliser: a window's priority from its sequence number */
 static uint64_t prio_of(uint64_t seq)
@@ -157,40 +157,6 @@ size_t ft_sample_budget(const struct ft_analysis *a)
 int ft_sample_used(const struct ft_analysis *a)
 {
 	return a->sample.halvings > 0;
-}
-
-/*
- * The holds into the model: all of them as one run, or each kept window
- * as a run of its own (its spread is then the sampling error).
- */
-int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m,
-		       uint32_t size)
-{
-	const struct ft_sample *s = &a->sample;
-	size_t i, k;
-
-	if (!ft_sample_used(a)) {
-		if (ft_model_add_run(m, a->holds, a->nholds))
-			return -1;
-		ft_model_run_measured(m, a->holds, a->nholds, size,
-				      a->hall.coll_wait);
-		return 0;
-	}
-	for (i = 0; i < s->nwin; i++) {
-		const struct ft_hold *h = a->holds + s->win[i].first;
-		double coll = 0;
-
-		if (!s->win[i].n)
-			continue;
-		if (ft_model_add_run(m, h, s->win[i].n))
-			return -1;
-		/* what the window measured: its holds' waits on other keys */
-		for (k = 0; k < s->win[i].n; k++)
-			if (h[k].collided)
-				coll += (double)(h[k].acq_ts - h[k].req_ts);
-		ft_model_run_measured(m, h, s->win[i].n, size, coll);
-	}
-	return 0;
 }
 
 /* one line on stderr when sampled, for output that has no room for it */

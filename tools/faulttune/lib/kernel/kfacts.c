@@ -3,10 +3,11 @@
  * Facts about the running kernel that several parts need, found through
  * kallsyms and /proc/kcore (ksyms.c) and BTF (btf.c): where the fault
  * mutex table is and how many mutexes it has, the stride of its mutexes,
- * and sizeof(struct mutex) for the memory column.  Used by the advice
- * (the memory column) and by the fallback's record side (the marker);
- * calls nothing above the kernel-fact readers, so neither of them closes
- * a loop through it.
+ * and sizeof(struct mutex) for the memory column, and which functions
+ * take the table's mutexes for which op.  Used by the advice (the memory
+ * column), by the fallback's record side (the marker) and by the kprobe
+ * recorder's two sides (the callers); calls nothing above the
+ * kernel-fact readers, so neither of them closes a loop through it.
  *
  * The fault mutexes are one kmalloc'ed array: the bucket of an address
  * is (addr - base) / sizeof(struct mutex).  Its base and size come from
@@ -263,4 +264,52 @@ const char *ft_lockdown(void)
 	}
 	free(text);
 	return ret;
+}
+
+/*
+ * Which caller hashes for which op (include/linux/hugetlb.h's
+ * HUGETLB_FAULT_OP_* of the patched kernel name the same call sites).
+ * Static callers may be inlined into their own callers: those are listed
+ * too, under the op of the site they carry.
+ */
+static const struct {
+	const char *func;
+	unsigned int op;
+} callers[] = {
+	{ "hugetlb_fault", FT_HOP_FAULT },
+	{ "hugetlb_no_page", FT_HOP_FAULT },
+	{ "hugetlb_wp", FT_HOP_WP },
+	{ "hugetlb_handle_userfault", FT_HOP_USERFAULT },
+	{ "hugetlbfs_fallocate", FT_HOP_FALLOCATE },
+	{ "remove_inode_hugepages", FT_HOP_PUNCH },
+	{ "hugetlbfs_punch_hole", FT_HOP_PUNCH },
+	{ "hugetlbfs_evict_inode", FT_HOP_PUNCH },
+	{ "hugetlb_vmtruncate", FT_HOP_PUNCH },
+	{ "hugetlbfs_setattr", FT_HOP_PUNCH },
+	{ "memfd_alloc_folio", FT_HOP_MEMFD },
+	{ "mfill_atomic_hugetlb", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic_copy", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic_continue", FT_HOP_UFFD_COPY },
+	{ "mfill_atomic_poison", FT_HOP_UFFD_COPY },
+};
+
+const char *ft_kprobe_caller(size_t i, unsigned int *op)
+{
+	if (i >= sizeof(callers) / sizeof(callers[0]))
+		return NULL;
+	*op = callers[i].op;
+	return callers[i].func;
+}
+
+int ft_kprobe_caller_op(const char *func, unsigned int *op)
+{
+	size_t i;
+
+	for (i = 0; func && i < sizeof(callers) / sizeof(callers[0]); i++)
+		if (ft_ksym_is(func, callers[i].func)) {
+			*op = callers[i].op;
+			return 0;
+		}
+	return -1;
 }

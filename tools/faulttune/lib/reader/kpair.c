@@ -47,7 +47,8 @@
  * bucket on: it may be lock debugging's, with no wait behind it.
  *
  * The op is the caller's, from the return address and the file's
- * kallsyms; the patched helper passes it as an argument.
+ * kallsyms (the callers' table is kfacts.c's, which the record side
+ * reads too); the patched helper passes it as an argument.
  *
  * A file with the patched kernel's summaries too (record --source=both)
  * has two accounts of each acquisition: they are matched one to one, per
@@ -59,54 +60,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kpair-local.h"
-
-/*
- * Which caller hashes for which op (include/linux/hugetlb.h's
- * HUGETLB_FAULT_OP_* of the patched kernel name the same call sites).
- * Static callers may be inlined into their own callers: those are listed
- * too, under the op of the site they carry.
- */
-static const struct {
-	const char *func;
-	unsigned int op;
-} callers[] = {
-	{ "hugetlb_fault", FT_HOP_FAULT },
-	{ "hugetlb_no_page", FT_HOP_FAULT },
-	{ "hugetlb_wp", FT_HOP_WP },
-	{ "hugetlb_handle_userfault", FT_HOP_USERFAULT },
-	{ "hugetlbfs_fallocate", FT_HOP_FALLOCATE },
-	{ "remove_inode_hugepages", FT_HOP_PUNCH },
-	{ "hugetlbfs_punch_hole", FT_HOP_PUNCH },
-	{ "hugetlbfs_evict_inode", FT_HOP_PUNCH },
-	{ "hugetlb_vmtruncate", FT_HOP_PUNCH },
-	{ "hugetlbfs_setattr", FT_HOP_PUNCH },
-	{ "memfd_alloc_folio", FT_HOP_MEMFD },
-	{ "mfill_atomic_hugetlb", FT_HOP_UFFD_COPY },
-	{ "mfill_atomic", FT_HOP_UFFD_COPY },
-	{ "mfill_atomic_copy", FT_HOP_UFFD_COPY },
-	{ "mfill_atomic_continue", FT_HOP_UFFD_COPY },
-	{ "mfill_atomic_poison", FT_HOP_UFFD_COPY },
-};
-
-const char *ft_kprobe_caller(size_t i, unsigned int *op)
-{
-	if (i >= sizeof(callers) / sizeof(callers[0]))
-		return NULL;
-	*op = callers[i].op;
-	return callers[i].func;
-}
-
-int ft_kprobe_caller_op(const char *func, unsigned int *op)
-{
-	size_t i;
-
-	for (i = 0; func && i < sizeof(callers) / sizeof(callers[0]); i++)
-		if (ft_ksym_is(func, callers[i].func)) {
-			*op = callers[i].op;
-			return 0;
-		}
-	return -1;
-}
 
 struct ft_kpair *ft_kpair_new(const char *file, int raw_holds)
 {

@@ -199,8 +199,10 @@ int ft_read_tracedat_opts(const char *file, struct ft_analysis *a,
 	/* the kprobe recorder's events: its acquisitions, and which source */
 	if (rd->d[D_K_KEY].event && rd->d[D_K_UNLOCK].event &&
 	    o->source != FT_SRC_EVENTS && o->source != FT_SRC_CONTENTION) {
-		if (!a->kpair)	/* tune --from FILE...: one for them all */
+		if (!a->kpair) {	/* tune --from FILE...: one for them all */
 			a->kpair = ft_kpair_new(file, o->raw_holds);
+			a->kpair_free = ft_kpair_free;
+		}
 		rd->kp_holds = a->kpair && (o->source == FT_SRC_KPROBE ||
 					    !rd->d[D_H_HOLD].event);
 		if (a->kpair)

@@ -13,6 +13,11 @@
 # shrunk is told to tighten its line): none are left.
 # Every global symbol carries its area's prefix (ft_, cmd_, rd_, model_,
 # sim_).
+# Folders (issue #41): an object's folder is its layer, and a file uses
+# only files of its own folder or of a lower layer (FOLDERS below); the
+# library's objects (lib/) call no printing, exit, signal, option or
+# environment function (LIB_FORBIDDEN), but the two files named in
+# LIB_ALLOWED, for the reason given there.
 # usage: tests/layers.sh [-v] [-n FILE,...:FILE]... OBJ...
 verbose=
 rules=
@@ -90,6 +95,72 @@ if [ -n "$bare" ]; then
 	fail=1
 else
 	echo "ok - every global symbol of the $# files has its area's prefix"
+fi
+
+# Folders, bottom up: "layer folder"; a folder may use its own files and
+# those of a lower layer only, so two folders of one layer (record and
+# analysis; reader and model; out and bench) never use each other.
+FOLDERS="
+1 lib/util
+2 lib/kernel
+3 lib/record
+3 lib/analysis
+4 lib/reader
+4 lib/model
+5 out
+5 bench
+6 .
+"
+for o in "$@"; do
+	d=$(dirname "$o")
+	r=$(echo "$FOLDERS" | awk -v d="$d" '$2 == d { print $1 }')
+	echo "$(basename "$o" .o) ${r:-0} $d"
+done | sort -u >"$W/folder"
+unfiled=$(awk '$2 == 0 { print $3 "/" $1 ".o" }' "$W/folder")
+if [ -n "$unfiled" ]; then
+	echo "not ok - objects in no folder of the layer order: $(echo $unfiled)"
+	fail=1
+fi
+# "user provider symbol" edges whose provider is not below the user
+up=$(awk 'NR == FNR { rank[$1] = $2; dir[$1] = $3; next }
+	dir[$1] != dir[$2] && rank[$1] <= rank[$2] {
+		print "  " dir[$1] "/" $1 ".c uses " dir[$2] "/" $2 ".c (" $3 ")" }' \
+	"$W/folder" "$W/edges")
+if [ -n "$up" ]; then
+	echo "not ok - files that use a file of their own layer's other folder or of a higher one:"
+	echo "$up"
+	fail=1
+else
+	echo "ok - every file uses only its own folder and lower layers ($(echo "$FOLDERS" | awk 'NF' | tr '\n' ' ' | sed 's/ $//'))"
+fi
+
+# What the library never calls: it returns results and reasons as data and
+# reports through its one message function (util.c's ft_err and ft_info).
+LIB_FORBIDDEN="printf vprintf puts putchar fprintf vfprintf fputs fputc fwrite
+perror stdout stderr exit _exit abort atexit signal sigaction raise
+getopt getopt_long getenv setenv"
+# "object symbol... : why", the only exceptions
+LIB_ALLOWED="
+util.o fputc fwrite stderr stdout vfprintf : the message function itself
+readdat.o stderr : libtracecmd's own messages are silenced by a dup2 of /dev/null over stderr around its calls (readdat.c says why)
+"
+libbad=
+for o in "$@"; do
+	case $o in lib/*) ;; *) continue ;; esac
+	b=$(basename "$o")
+	allowed=$(echo "$LIB_ALLOWED" | awk -v b="$b" '$1 == b { sub(/ :.*/, ""); $1 = ""; print }')
+	for s in $(nm -u "$o" | awk '{ print $NF }'); do
+		for f in $LIB_FORBIDDEN; do
+			[ "$s" = "$f" ] || continue
+			case " $allowed " in *" $s "*) ;; *) libbad="$libbad $o:$s" ;; esac
+		done
+	done
+done
+if [ -n "$libbad" ]; then
+	echo "not ok - library objects that print, exit, handle signals or read options or the environment:$libbad"
+	fail=1
+else
+	echo "ok - the library's $(for o in "$@"; do case $o in lib/*) echo "$o" ;; esac; done | wc -l) objects call no printing, exit, signal, option or environment function (but: $(echo "$LIB_ALLOWED" | awk 'NF { print $1 }' | tr '\n' ' ' | sed 's/ $//'))"
 fi
 
 MAX_FILE=1200

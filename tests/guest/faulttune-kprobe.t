@@ -69,9 +69,33 @@ fi
 
 trace-cmd report $W/k.dat >$W/k.txt 2>&1
 t $? "trace-cmd report reads the recording"
-grep -q ' key: .*mapping=0x[0-9a-f]* index=[0-9]* caller=0x' $W/k.txt &&
-	grep -q ' unlock: .*lock=0x' $W/k.txt
-t $? "trace-cmd report shows the key and unlock probes with their fields"
+# the patched kernel's key is its helper's entry, with the caller fetched;
+# a stock kernel's sits at hugetlb_fault()'s call of the hash, which
+# trace-cmd shows as the probe's place
+if [ $kernel = patched ]; then
+	grep -q ' key: .*mapping=0x[0-9a-f]* index=[0-9]* caller=0x' $W/k.txt
+else
+	grep -Eq ' key: +\(([._a-z0-9]+\+0x[0-9a-f]+(/0x[0-9a-f]+)?|[0-9a-f]{16})\) mapping=0x[0-9a-f]* index=[0-9]*$' $W/k.txt
+fi && grep -q ' unlock: .*lock=0x' $W/k.txt
+t $? "trace-cmd report shows the key and unlock probes with their fields ($(grep -m1 ' key: ' $W/k.txt | sed 's/.* key: *//'))"
+if [ $kernel = stock ]; then
+	grep -Eq '^  keys at its locking calls: (.*,)?hugetlb_fault[._a-z0-9]*[+]0x' $W/k.err &&
+		grep -q 'faulttune: kprobe group=.* key_at=callsites:[1-9][0-9]* drops=' $W/k.txt
+	t $? "stock: the key sits at the hash's locking calls, hugetlb_fault's among them, and the marker says so"
+	# the place trace-cmd shows for the first key event, against the
+	# sites record named, each resolved through /proc/kallsyms
+	at=$(sed -n 's/.* key: *(\([^)/]*\).*/\1/p' $W/k.txt | head -n 1)
+	hit=
+	for site in $(sed -n 's/^  keys at its locking calls: \([^ ]*\).*/\1/p' $W/k.err | tr , ' '); do
+		base=$(awk -v f="${site%+0x*}" '$3 == f { print $1; exit }' /proc/kallsyms)
+		[ "$at" = "$site" ] && hit=$site
+		case $at in *[!0-9a-f]*|'') continue ;; esac
+		# a difference of two kernel addresses: small, whatever the sign
+		[ -n "$base" ] && [ $((0x$at - 0x$base)) = $((0x${site##*+0x})) ] && hit=$site
+	done
+	[ -n "$hit" ]
+	t $? "stock: trace-cmd's first key event is at a site record named (${at:-none}: ${hit:-no site})"
+fi
 grep -q 'faulttune: kprobe group=.* probe_cost=[0-9]*,[0-9]*,[0-9]* probe_cost_on=' $W/k.txt
 t $? "trace-cmd report shows the measured probe cost in the start marker"
 ! grep -q ' cal_[abc]: ' $W/k.txt
@@ -93,6 +117,12 @@ t $? "faulttune report --json reads it"
 sed -n '/^source: kprobe/,/^  acquisitions/p' $W/k.rep | sed 's/^/# /'
 grep -q '"source":"kprobe"' $W/k.json
 t $? "--json says the source is the kprobe recorder"
+if [ $kernel = stock ]; then
+	# hugetlb_no_page()'s rehash, inside every hold of a fault that
+	# reaches it, is not probed: no key arrives inside a hold
+	grep -q '"key_sites":[1-9][0-9]*,' $W/k.json && grep -q '"recomputed":0,' $W/k.json
+	t $? "stock: keys at call sites, none inside a hold ($(grep -o '"key_sites":[0-9a-z]*\|"recomputed":[0-9]*' $W/k.json | tr '\n' ' '))"
+fi
 acq=$(after '"keys":[0-9]*,"acquisitions":' $W/k.json)
 faults=$(after '"name":"fault","acquisitions":' $W/k.json)
 echo "# kprobe acquisitions: $acq, of which fault: ${faults:-?}"

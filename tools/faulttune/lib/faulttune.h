@@ -74,6 +74,7 @@ struct ft_event {
 	const uint64_t *stack;	/* FT_EV_STACK only: return addresses, not owned */
 	int nstack;
 	uint64_t ip;		/* FT_EV_KP_KEY: caller; FT_EV_KP_UNLOCK: mutex */
+	/* FT_EV_KP_UNLOCK: mapping is the probed call site (0: not known) */
 };
 
 /* growable vector of u64 samples */
@@ -675,6 +676,9 @@ int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
 int ft_kcall_count(const struct ft_ksyms *ks, const char *func, uint64_t target,
 		   int tail);
 /* the same from the function at start, each site's address into sites[] */
+/* the first call (tail: or jump) to a function in [from, from + span) */
+uint64_t ft_kcall_next(const struct ft_ksyms *ks, uint64_t from, size_t span,
+		       int tail, const char **callee);
 int ft_kcall_sites(const struct ft_ksyms *ks, uint64_t start, uint64_t target,
 		   int tail, uint64_t *sites, int max);
 /* how many symbols are named name (a kprobe on SYM+OFF needs one) */
@@ -739,10 +743,19 @@ void ft_fallback_sum(const struct ft_fallback *fb, struct ft_fallback_sum *s);
  * lock:contention_begin/end.
  */
 #define FT_KP_SITES	64	/* unlock call sites probed, at most */
+#define FT_KP_KEYS	16	/* locking call sites of the hash, at most */
 struct tracefs_dynevent;
 struct ft_kprobes {
 	char group[32];
-	struct tracefs_dynevent *key;
+	/*
+	 * the key event: one probe at the function's entry, or one per
+	 * locking call site of the hash, appended to the first
+	 */
+	struct tracefs_dynevent *key[FT_KP_KEYS];
+	int nkey;
+	int key_callsites;	/* the key is at call sites, not at the entry */
+	char key_at[512];	/* "caller+0xoff,..." its call sites */
+	char drops[256];	/* "0xaddr:op,...": unlock sites that drop */
 	/* the unlock event: one probe per call site, appended to the first */
 	struct tracefs_dynevent *unlock[FT_KP_SITES];
 	int nunlock;
@@ -811,6 +824,8 @@ const char *ft_kpair_refusal(const struct ft_kpair *kp);
 int ft_kprobe_caller_op(const char *func, unsigned int *op);
 /* the known callers, i from 0 until NULL */
 const char *ft_kprobe_caller(size_t i, unsigned int *op);
+/* kfacts.c: the op of a release in func that drops the mutex to wait, -1: none */
+int ft_kprobe_drop_op(const char *func, unsigned int *op);
 /* which recording report and tune read: FT_SRC_AUTO, _EVENTS, _KPROBE */
 enum ft_source { FT_SRC_AUTO, FT_SRC_EVENTS, FT_SRC_KPROBE,
 		 FT_SRC_CONTENTION, FT_SRC_BOTH };

@@ -26,6 +26,9 @@ static void print_json(FILE *f, const struct ft_kpair *kp)
 	ft_json_str(f, kp->covered);
 	fprintf(f, ",\"uncovered\":");
 	ft_json_str(f, kp->uncovered);
+	fprintf(f, ",\"key_sites\":%s,\"drops_named\":%llu",
+		kp->key_sites[0] ? kp->key_sites : "null",
+		(unsigned long long)kp->drops_named);
 	fprintf(f, ",\"unlock_sites\":%s,\"bucket_mismatch\":%llu",
 		kp->unlock_sites[0] ? kp->unlock_sites : "null",
 		(unsigned long long)kp->bucket_mismatch);
@@ -78,11 +81,13 @@ static void print_source(FILE *f, const struct ft_kpair *kp)
 {
 	int op;
 
-	fprintf(f, "source: %s: key at %s, release at %s%s of the table (%u "
-		"mutexes), waits from lock:contention_begin/end\n",
+	fprintf(f, "source: %s: key at %s%s%s, release at %s%s of the table "
+		"(%u mutexes), waits from lock:contention_begin/end\n",
 		kp->feeds ? "kprobe recorder" : "the faulttune events; the "
-		"kprobe recorder beside them", kp->key_func[0] ? kp->key_func :
-		"?", kp->unlock_sites[0] ? kp->unlock_sites : "mutex_unlock()",
+		"kprobe recorder beside them", kp->key_sites[0] ?
+		kp->key_sites : "", kp->key_sites[0] ? " locking calls of " : "",
+		kp->key_func[0] ? kp->key_func : "?",
+		kp->unlock_sites[0] ? kp->unlock_sites : "mutex_unlock()",
 		kp->unlock_sites[0] ? " unlock call sites" : "", kp->n);
 	if (kp->unreleased[0] && strcmp(kp->unreleased, "none"))
 		fprintf(f, "  releases not seen (no unlock probe sees them; their "
@@ -96,9 +101,11 @@ static void print_source(FILE *f, const struct ft_kpair *kp)
 		if (kp->op_n[op])
 			fprintf(f, "%s%s %llu", op ? ", " : "", ft_hop_name(op),
 				(unsigned long long)kp->op_n[op]);
-	fprintf(f, "); keys hashed again to drop: %llu; unlocks without a "
+	fprintf(f, "); drops named by %s: %llu; unlocks without a "
 		"key: %llu; open at the end: %llu%s\n",
-		(unsigned long long)kp->recomputes,
+		kp->key_sites[0] ? "their release's site" : "a key hashed again",
+		(unsigned long long)(kp->key_sites[0] ? kp->drops_named :
+				     kp->recomputes),
 		(unsigned long long)kp->unlock_nokey,
 		(unsigned long long)kp->open_at_end,
 		kp->no_table ? "; keys before the table was known: skipped" : "");

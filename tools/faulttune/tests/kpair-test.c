@@ -607,6 +607,74 @@ static void test_clones(void)
 	      "mfill_atomic_copy is its own caller, not a copy of mfill_atomic");
 }
 
+/*
+ * The key at the hash's locking call sites (key_at=): a hold dropped to
+ * wait shows no rehash, and the marker's drops= names its release sites.
+ */
+#define WP_SITE		0xffffffff81001000ULL
+#define UF_SITE		0xffffffff81002000ULL
+#define FAULT_SITE	0xffffffff81003000ULL
+
+static struct ft_kpair *start_sites(const char *sites)
+{
+	struct ft_kpair *kp = ft_kpair_new(NULL, 0);
+	char m[512];
+
+	ft_kpair_feeds(kp, 1);
+	snprintf(m, sizeof(m), "faulttune: kprobe group=faulttune_1 "
+		 "key=hugetlb_fault_mutex_hash unlock=callsites:3 "
+		 "table=0x%llx nbuckets=%d stride=%d%s covered=fault:x*1 "
+		 "uncovered=none\n", BASE, NB, STRIDE, sites);
+	feed(kp, (struct ft_event){ .kind = FT_EV_MARKER, .lock = -1,
+				    .marker = m });
+	nout = 0;
+	return kp;
+}
+
+static struct ft_event unlock_at(uint64_t ts, int pid, uint64_t idx,
+				 uint64_t site)
+{
+	struct ft_event ev = unlock(ts, pid, idx);
+
+	ev.mapping = site;
+	return ev;
+}
+
+static void test_drops(void)
+{
+	struct ft_kpair *kp = start_sites(" key_at=callsites:2 drops=0x"
+					  "ffffffff81001000:wp,0xffffffff"
+					  "81002000:userfault");
+
+	feed(kp, key(1000, 10, 5, FT_HOP_FAULT));
+	feed(kp, unlock_at(2000, 10, 5, WP_SITE));
+	feed(kp, key(3000, 10, 6, FT_HOP_FAULT));
+	feed(kp, unlock_at(4000, 10, 6, UF_SITE));
+	feed(kp, key(5000, 10, 7, FT_HOP_FAULT));
+	feed(kp, unlock_at(6000, 10, 7, FAULT_SITE));
+	CHECK(nout == 3, "three acquisitions, got %d", nout);
+	CHECK(nout == 3 && outs[0].op == FT_HOP_WP &&
+	      outs[1].op == FT_HOP_USERFAULT && outs[2].op != FT_HOP_WP &&
+	      outs[2].op != FT_HOP_USERFAULT,
+	      "the drops' ops from their release sites: %s %s, the other "
+	      "release none (%s)", ft_hop_name(outs[0].op),
+	      ft_hop_name(outs[1].op), ft_hop_name(outs[2].op));
+	CHECK(outs[0].hold_ns == 1000 && outs[1].hold_ns == 1000,
+	      "a dropped hold ends at its drop: %llu %llu",
+	      (unsigned long long)outs[0].hold_ns,
+	      (unsigned long long)outs[1].hold_ns);
+	ft_kpair_free(kp);
+
+	/* an older recording (key at the hash's entry): its sites name nothing */
+	kp = start_sites("");
+	feed(kp, key(1000, 10, 5, FT_HOP_FAULT));
+	feed(kp, unlock_at(2000, 10, 5, WP_SITE));
+	CHECK(nout == 1 && outs[0].op != FT_HOP_WP,
+	      "without key_at=, a release site names no op (%s)",
+	      nout ? ft_hop_name(outs[0].op) : "none");
+	ft_kpair_free(kp);
+}
+
 int main(void)
 {
 	test_refusal();
@@ -620,5 +688,6 @@ int main(void)
 	test_match();
 	test_dated();
 	test_cal();
+	test_drops();
 	return check_done("kpair-test");
 }

@@ -272,10 +272,12 @@ const char *ft_lockdown(void)
  * Static callers may be inlined into their own callers: those are listed
  * too, under the op of the site they carry.
  */
-static const struct {
+struct func_op {
 	const char *func;
 	unsigned int op;
-} callers[] = {
+};
+
+static const struct func_op callers[] = {
 	{ "hugetlb_fault", FT_HOP_FAULT },
 	{ "hugetlb_no_page", FT_HOP_FAULT },
 	{ "hugetlb_wp", FT_HOP_WP },
@@ -302,14 +304,40 @@ const char *ft_kprobe_caller(size_t i, unsigned int *op)
 	return callers[i].func;
 }
 
-int ft_kprobe_caller_op(const char *func, unsigned int *op)
+/* func's op in the table t[n] (a compiler's copy is func): 0, or -1 */
+static int op_of(const struct func_op *t, size_t n, const char *func,
+		 unsigned int *op)
 {
 	size_t i;
 
-	for (i = 0; func && i < sizeof(callers) / sizeof(callers[0]); i++)
-		if (ft_ksym_is(func, callers[i].func)) {
-			*op = callers[i].op;
+	for (i = 0; func && i < n; i++)
+		if (ft_ksym_is(func, t[i].func)) {
+			*op = t[i].op;
 			return 0;
 		}
 	return -1;
+}
+
+int ft_kprobe_caller_op(const char *func, unsigned int *op)
+{
+	return op_of(callers, sizeof(callers) / sizeof(callers[0]), func, op);
+}
+
+/*
+ * The functions whose calls of mutex_unlock() drop a fault mutex for the
+ * op named, to wait for what the op waits for: hugetlb_wp() unmaps the
+ * page from the owner's children, hugetlb_handle_userfault() hands the
+ * fault to userfaultfd.  Each hashes the key again to find its mutex.
+ * Where hugetlb_handle_userfault() is inlined (into hugetlb_no_page(),
+ * which also releases normally), its release is the one followed by the
+ * call of handle_userfault() (kprobe.c).
+ */
+static const struct func_op drops[] = {
+	{ "hugetlb_wp", FT_HOP_WP },
+	{ "hugetlb_handle_userfault", FT_HOP_USERFAULT },
+};
+
+int ft_kprobe_drop_op(const char *func, unsigned int *op)
+{
+	return op_of(drops, sizeof(drops) / sizeof(drops[0]), func, op);
 }

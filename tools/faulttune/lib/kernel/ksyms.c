@@ -397,6 +397,47 @@ int ft_kcall_sites(const struct ft_ksyms *ks, uint64_t start, uint64_t target,
 }
 
 /*
+ * The first call (e8 rel32), or with tail also tail call (e9 rel32), in
+ * the span bytes from "from" whose destination is a function's start (or
+ * its __pfx_ padding): its address, with the function's name in *callee;
+ * 0 when there is none, or the text is unreadable.  As ft_kcall_sites(),
+ * the bytes are not decoded: an e8 inside another instruction whose next
+ * four bytes happen to reach a function's first byte would count, and a
+ * probe put there is refused.
+ */
+uint64_t ft_kcall_next(const struct ft_ksyms *ks, uint64_t from, size_t span,
+		       int tail, const char **callee)
+{
+	unsigned char buf[512];
+	size_t i;
+
+	if (span + 5 > sizeof(buf))
+		span = sizeof(buf) - 5;
+	if (ft_kcore_read(from, buf, span + 5))
+		return 0;
+	for (i = 0; i < span; i++) {
+		const char *name;
+		uint64_t dest, off;
+		int32_t rel;
+
+		if (buf[i] != 0xe8 && (!tail || buf[i] != 0xe9))
+			continue;
+		memcpy(&rel, buf + i + 1, 4);
+		dest = from + i + 5 + (int64_t)rel;
+		name = ft_ksyms_func(ks, dest, &off);
+		if (!name)
+			continue;
+		if (!strncmp(name, "__pfx_", 6))
+			name += 6;
+		else if (off)
+			continue;
+		*callee = name;
+		return from + i;
+	}
+	return 0;
+}
+
+/*
  * Calls (e8 rel32) to target inside func, in its first 16 KB, and tail
  * calls (e9 rel32) too with tail: the call sites a probe on target sees
  * from func.  -1: func's text unreadable.

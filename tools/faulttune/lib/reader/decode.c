@@ -295,6 +295,7 @@ static void decode_kprobe(struct reader *rd, const struct ft_evdesc *d,
 		ev->op = d->f_op ? num(d->f_op, r, &ok) : FT_HOP_OTHER;
 	} else {
 		ev->ip = num(d->f_lock, r, &ok);
+		ev->mapping = d->f_caller ? num(d->f_caller, r, &ok) : 0;
 	}
 	if (!ok)
 		short_record(rd, cpu);
@@ -616,8 +617,15 @@ int rd_setup(struct reader *rd, const char *file)
 		d->f_caller = tep_find_field(e, "caller");
 		d->f_size = tep_find_field(e, "size");
 		d->f_lock = i == D_K_UNLOCK ? tep_find_field(e, "lock") : NULL;
+		/*
+		 * A key probed at the function's entry fetches its caller;
+		 * one probed at each call site is its own caller, as is each
+		 * unlock probe: the kernel's __probe_ip says which site fired.
+		 */
 		if (i >= D_K_KEY)
 			d->f_caller = tep_find_field(e, "caller");
+		if (i >= D_K_KEY && !d->f_caller)
+			d->f_caller = tep_find_field(e, "__probe_ip");
 		if ((i == D_K_KEY && (!d->f_mapping || !d->f_index ||
 				      !d->f_caller)) ||
 		    (i == D_K_UNLOCK && !d->f_lock)) {

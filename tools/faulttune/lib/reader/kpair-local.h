@@ -41,6 +41,17 @@ struct ft_kpair {
 	uint32_t n, stride;
 	char key_func[64], covered[512], uncovered[128];
 	char unlock_sites[16], unreleased[128];	/* "": mutex_unlock() probed */
+	/*
+	 * the key at its locking call sites (key_at=callsites:N), not at
+	 * the hash's entry: no rehash inside a hold is seen, and a drop's
+	 * op (wp, userfault) is its release site's
+	 */
+	char key_sites[16];
+#define KP_DROPS	16
+	uint64_t drop_at[KP_DROPS];	/* the marker's drops=: unlock sites */
+	unsigned int drop_op[KP_DROPS];	/* and the op each drops for */
+	int ndrops;
+	uint64_t drops_named;		/* holds whose op their drop's site gave */
 	struct kp_task **owner;		/* [n]: held since a contention_end */
 	uint64_t *released;		/* [n]: the mutex's last release seen */
 	struct ft_map tasks;		/* pid + 1 -> struct kp_task */

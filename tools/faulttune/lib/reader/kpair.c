@@ -93,6 +93,32 @@ static const char *marker_val(const char *m, const char *key, char *buf,
 	return buf;
 }
 
+/* the marker's " drops=0xADDR:op,...": the unlock sites that drop */
+static void parse_drops(struct ft_kpair *kp, const char *m)
+{
+	const char *p = strstr(m, " drops=");
+	unsigned int op;
+	char name[32];
+	int used;
+
+	kp->ndrops = 0;
+	if (!p)
+		return;
+	p += 7;
+	while (kp->ndrops < KP_DROPS &&
+	       sscanf(p, "0x%" SCNx64 ":%31[a-z_]%n",
+		      &kp->drop_at[kp->ndrops], name, &used) == 2) {
+		for (op = 0; op < FT_HOP_OTHER; op++)
+			if (!strcmp(name, ft_hop_name(op)))
+				break;
+		kp->drop_op[kp->ndrops++] = op;
+		p += used;
+		if (*p != ',')
+			break;
+		p++;
+	}
+}
+
 /* record's start marker: " kprobe group=... key=... table=0x... ..." */
 static void on_marker(struct ft_kpair *kp, const char *m)
 {
@@ -128,6 +154,10 @@ static void on_marker(struct ft_kpair *kp, const char *m)
 	if (!marker_val(m, " unlock=callsites:", kp->unlock_sites,
 			sizeof(kp->unlock_sites)))
 		kp->unlock_sites[0] = '\0';
+	if (!marker_val(m, " key_at=callsites:", kp->key_sites,
+			sizeof(kp->key_sites)))
+		kp->key_sites[0] = '\0';
+	parse_drops(kp, m);
 	marker_val(m, " unreleased=", kp->unreleased, sizeof(kp->unreleased));
 	marker_val(m, " uncovered=", kp->uncovered, sizeof(kp->uncovered));
 	if (marker_val(m, " probe_cost=", v, sizeof(v)) &&
@@ -295,6 +325,28 @@ static void match_push(struct kp_task *t, const struct ft_event *out)
 	h->hold_ns = out->hold_ns;
 }
 
+/*
+ * With the key at the locking call sites, a hold that is dropped to wait
+ * (hugetlb_wp()'s unmap, the userfault hand-off) shows no rehash: the
+ * release's own site, one the marker names, gives its op.
+ */
+static void drop_op(struct ft_kpair *kp, struct kp_task *t, uint64_t site)
+{
+	int i;
+
+	if (!kp->key_sites[0] || !site)
+		return;
+	for (i = 0; i < kp->ndrops; i++)
+		if (kp->drop_at[i] == site) {
+			if (kp->drop_op[i] < FT_HOP_OTHER &&
+			    t->op != kp->drop_op[i]) {
+				t->op = kp->drop_op[i];
+				kp->drops_named++;
+			}
+			return;
+		}
+}
+
 static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
 		     struct ft_event *out)
 {
@@ -314,6 +366,7 @@ static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
 	}
 	if (t->bucket != bucket)
 		kp->bucket_mismatch++;
+	drop_op(kp, t, ev->mapping);
 	memset(out, 0, sizeof(*out));
 	out->ts = ev->ts;
 	out->cpu = ev->cpu;

@@ -31,8 +31,12 @@
  *               hold dated at lock:contention_end (a filtered event too,
  *               though a tracepoint where this is a kprobe: an estimate).
  *
+ * With the key at the hash's call sites (kprobe.c: a stock kernel), the
+ * key is a breakpoint on a call, as the unlock is: key_unlock is then put
+ * together from three spans (calibrate_site_key()).
+ *
  * The median of 1000 calls each; kpair.c subtracts them.  The calibration
- * probes live in the recorder's group as cal_a, cal_b and cal_c, enabled
+ * probes live in the recorder's group as cal_a to cal_e, enabled
  * only in its instance, and go before the recording starts (a killed
  * run's go with the group, ft_kprobes_stale()); the instance's buffer is
  * cleared after them.
@@ -198,6 +202,51 @@ out:
 	return fail;
 }
 
+/* three probes of our group, made and their formats parsed: NULL, or why not */
+static const char *make_probes(const char *group, const char *const name[3],
+			       const char *const at[3],
+			       const char *const format[3],
+			       struct tracefs_dynevent *ev[3], int *made,
+			       struct tep_handle **tep, int id[3])
+{
+	const char *const names[] = { name[0], name[1], name[2], NULL };
+	int i;
+
+	*made = 0;
+	*tep = NULL;
+	for (i = 0; i < 3; i++)
+		ev[i] = tracefs_kprobe_alloc(group, name[i], at[i], format[i]);
+	for (i = 0; i < 3; i++) {
+		if (!ev[i] || tracefs_dynevent_create(ev[i]))
+			return "cannot create its probes";
+		*made = i + 1;
+	}
+	*tep = cal_tep(group, names);
+	for (i = 0; i < 3; i++) {
+		id[i] = *tep ? event_id(*tep, group, name[i]) : -1;
+		if (id[i] < 0)
+			return "cannot read its probes' formats";
+	}
+	return NULL;
+}
+
+static void drop_probes(struct tracefs_instance *inst,
+			struct tracefs_dynevent *ev[3], int made,
+			struct tep_handle *tep)
+{
+	int i;
+
+	tracefs_trace_off(inst);
+	for (i = made - 1; i >= 0; i--)
+		if (tracefs_dynevent_destroy(ev[i], true))
+			ft_err("cannot remove its calibration probe: %s",
+			       strerror(errno));
+	for (i = 0; i < 3; i++)
+		tracefs_dynevent_free(ev[i]);
+	tracefs_instance_file_clear(inst, "trace");
+	tep_free(tep);
+}
+
 /*
  * Three probes, armed twice: cal_a (the key's shape) on the entry, cal_b
  * (the unlock's shape and filter) on the call site, then cal_c (the key's
@@ -212,31 +261,19 @@ static const char *calibrate(struct ft_kcal *cal, const char *group,
 			     const char *unlock_format, const char *f_key,
 			     const char *f_unlock)
 {
-	static const char *const names[] = { "cal_a", "cal_b", "cal_c", NULL };
-	struct tracefs_dynevent *ev[3] = {
-		tracefs_kprobe_alloc(group, "cal_a", paths[path].entry, key_format),
-		tracefs_kprobe_alloc(group, "cal_b", site, unlock_format),
-		tracefs_kprobe_alloc(group, "cal_c", paths[path].callee, key_format),
+	static const char *const name[3] = { "cal_a", "cal_b", "cal_c" };
+	const char *const at[3] = {
+		paths[path].entry, site, paths[path].callee,
 	};
-	struct tep_handle *tep = NULL;
-	const char *fail = NULL;
-	int i, made = 0, a, b, c;
+	const char *const format[3] = { key_format, unlock_format, key_format };
+	struct tracefs_dynevent *ev[3];
+	struct tep_handle *tep;
+	const char *fail;
+	int made, id[3];
 
-	for (i = 0; i < 3; i++) {
-		if (!ev[i] || tracefs_dynevent_create(ev[i])) {
-			fail = "cannot create its probes";
-			goto out;
-		}
-		made = i + 1;
-	}
-	tep = cal_tep(group, names);
-	a = tep ? event_id(tep, group, "cal_a") : -1;
-	b = tep ? event_id(tep, group, "cal_b") : -1;
-	c = tep ? event_id(tep, group, "cal_c") : -1;
-	if (a < 0 || b < 0 || c < 0) {
-		fail = "cannot read its probes' formats";
+	fail = make_probes(group, name, at, format, ev, &made, &tep, id);
+	if (fail)
 		goto out;
-	}
 	if (tracefs_event_file_write(inst, group, "cal_b", "filter",
 				     f_unlock) < 0 ||
 	    tracefs_event_enable(inst, group, "cal_a") ||
@@ -244,14 +281,16 @@ static const char *calibrate(struct ft_kcal *cal, const char *group,
 		fail = "cannot enable its probes";
 		goto out;
 	}
-	fail = run_pass(inst, tep, paths[path].nr, a, b, &cal->key_unlock);
+	fail = run_pass(inst, tep, paths[path].nr, id[0], id[1],
+			&cal->key_unlock);
 	if (fail)
 		goto out;
 	if (tracefs_event_file_write(inst, group, "cal_a", "filter", f_key) < 0) {
 		fail = "cannot filter its probe";
 		goto out;
 	}
-	fail = run_pass(inst, tep, paths[path].nr, a, b, &cal->end_unlock);
+	fail = run_pass(inst, tep, paths[path].nr, id[0], id[1],
+			&cal->end_unlock);
 	if (fail)
 		goto out;
 	/* "0" clears a filter */
@@ -261,17 +300,76 @@ static const char *calibrate(struct ft_kcal *cal, const char *group,
 		fail = "cannot enable its probes";
 		goto out;
 	}
-	fail = run_pass(inst, tep, paths[path].nr, a, c, &cal->key_key);
+	fail = run_pass(inst, tep, paths[path].nr, id[0], id[2], &cal->key_key);
 out:
-	tracefs_trace_off(inst);
-	for (i = made - 1; i >= 0; i--)
-		if (tracefs_dynevent_destroy(ev[i], true))
-			ft_err("cannot remove its calibration probe: %s",
-			       strerror(errno));
-	for (i = 0; i < 3; i++)
-		tracefs_dynevent_free(ev[i]);
-	tracefs_instance_file_clear(inst, "trace");
-	tep_free(tep);
+	drop_probes(inst, ev, made, tep);
+	return fail;
+}
+
+/*
+ * The key at the hash's call sites is a breakpoint on a call, as the
+ * unlock is, and no path has two calls with nothing between them on
+ * every kernel (a production kernel inlines all of __task_pid_nr_ns()).
+ * So the span of a breakpoint key then a breakpoint unlock is put
+ * together from three that can be measured, the entry's probe (an
+ * ftrace site, F) and the call site's (a breakpoint, B) each seen before
+ * and after another of the other kind:
+ *
+ *   X1  F key at the entry, B unlock at the call   (calibrate()'s first)
+ *   X2  B key at the call, F unlock at the callee's entry
+ *   X3  F key at the entry, F unlock at the callee's entry
+ *
+ * A span is the first probe's work after its timestamp and the second's
+ * before it, so X1 + X2 - X3 is the B key's after and the B unlock's
+ * before, and the few instructions between the probes cancel but for
+ * the call itself.  cal_d and cal_e are made after calibrate()'s probes
+ * are gone: a second probe at the call site would share its breakpoint
+ * (the kernel's aggregated kprobe), which costs more than one alone.
+ */
+static const char *calibrate_site_key(struct ft_kcal *cal, const char *group,
+				      struct tracefs_instance *inst, int path,
+				      const char *site, const char *key_format,
+				      const char *unlock_format,
+				      const char *f_unlock)
+{
+	static const char *const name[3] = { "cal_a", "cal_d", "cal_e" };
+	const char *const at[3] = {
+		paths[path].entry, site, paths[path].callee,
+	};
+	const char *const format[3] = { key_format, key_format, unlock_format };
+	struct tracefs_dynevent *ev[3];
+	struct tep_handle *tep;
+	uint64_t x2 = 0, x3 = 0;
+	const char *fail;
+	int made, id[3];
+
+	fail = make_probes(group, name, at, format, ev, &made, &tep, id);
+	if (fail)
+		goto out;
+	if (tracefs_event_file_write(inst, group, "cal_e", "filter",
+				     f_unlock) < 0 ||
+	    tracefs_event_enable(inst, group, "cal_d") ||
+	    tracefs_event_enable(inst, group, "cal_e")) {
+		fail = "cannot enable its probes";
+		goto out;
+	}
+	fail = run_pass(inst, tep, paths[path].nr, id[1], id[2], &x2);
+	if (fail)
+		goto out;
+	if (tracefs_event_disable(inst, group, "cal_d") ||
+	    tracefs_event_enable(inst, group, "cal_a")) {
+		fail = "cannot enable its probes";
+		goto out;
+	}
+	fail = run_pass(inst, tep, paths[path].nr, id[0], id[2], &x3);
+	if (fail)
+		goto out;
+	if (cal->key_unlock + x2 <= x3)
+		fail = "its spans do not add up";
+	else
+		cal->key_unlock += x2 - x3;
+out:
+	drop_probes(inst, ev, made, tep);
 	return fail;
 }
 
@@ -300,6 +398,10 @@ const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst
 		snprintf(site, sizeof(site), "0x%llx", (unsigned long long)call);
 		fail = calibrate(&kp->cal, kp->group, inst, (int)i, site,
 				 key_format, unlock_format, f_key, f_unlock);
+		if (!fail && kp->key_callsites)
+			fail = calibrate_site_key(&kp->cal, kp->group, inst,
+						  (int)i, site, key_format,
+						  unlock_format, f_unlock);
 		if (!fail) {
 			snprintf(kp->cal.path, sizeof(kp->cal.path), "%s>%s",
 				 paths[i].entry, paths[i].callee);

@@ -5,11 +5,21 @@
  * kernel's hugetlb_fault_mutex_hold event carries (kpair.c assembles them
  * when the file is read):
  *
- *   key      at the entry of the function that hashes (mapping, index):
+ *   key      at each call of the function that hashes (mapping,
+ *            index) that is followed by the lock of its mutex:
  *            hugetlb_fault_mutex_hash() on a stock kernel, every kernel
- *            since 2014 (the return address names the caller, hence the
- *            op), or the patched kernel's hugetlb_fault_mutex_lock(),
- *            whose op is an argument;
+ *            since 2014 (the site's function is the caller, hence the
+ *            op; the arguments are in %di and %si at the call), or at the
+ *            entry of the patched kernel's hugetlb_fault_mutex_lock(),
+ *            whose op is an argument.  The hash's other calls are inside
+ *            a hold, to find the mutex to release (hugetlb_no_page() on
+ *            every fault that reaches it, hugetlb_wp()'s and the
+ *            userfault hand-off's drops): probed, each cost the refault
+ *            a third more (Documentation/bench.md), and told the reader
+ *            nothing the release's own site does not (the drops' sites
+ *            are named in the marker).  A kernel where no call is seen
+ *            followed by a lock gets the probe on the hash's entry, with
+ *            the return address for the caller;
  *   unlock   at each call of mutex_unlock() inside the functions that
  *            take the table's mutexes (the callers of the key function,
  *            or the patched kernel's unlock helper), the lock in %di,
@@ -79,9 +89,45 @@ static const char *const unlock_helpers[] = {
  */
 #if defined(__x86_64__)
 #define UNLOCK_FORMAT	"lock=%di:x64"
+#define KEY_SITE_FORMAT	"mapping=%di:x64 index=%si:u64"
 #else
 #define UNLOCK_FORMAT	NULL
+#define KEY_SITE_FORMAT	NULL
 #endif
+
+/*
+ * How far after a call of the hash the lock of its mutex is looked for:
+ * the hash's result indexes the table, then the lock is called (or,
+ * under lock debugging, its _nested form)
+ */
+#define KEY_SPAN	96
+
+static int is_lock(const char *f)
+{
+	return !strcmp(f, "mutex_lock") || !strcmp(f, "mutex_lock_nested") ||
+	       !strcmp(f, "mutex_lock_killable") ||
+	       !strcmp(f, "mutex_lock_killable_nested");
+}
+
+/*
+ * 1: the next call of a mutex function after the hash's call at site is
+ * a lock (the hash chooses the mutex to take); 0: a release, or none near
+ * (a rehash inside the hold, for its release).
+ */
+static int locks_after(const struct ft_ksyms *ks, uint64_t site)
+{
+	uint64_t at = site + 5, end = site + 5 + KEY_SPAN;
+	const char *callee;
+
+	while (at < end && (at = ft_kcall_next(ks, at, end - at, 0, &callee))) {
+		if (is_lock(callee))
+			return 1;
+		if (!strcmp(callee, "mutex_unlock"))
+			return 0;
+		at += 5;
+	}
+	return 0;
+}
 
 /*
  * The kprobe blacklist, where debugfs shows it: "0xSTART-0xEND\tSYMBOL"
@@ -130,7 +176,12 @@ void ft_kprobes_destroy(struct ft_kprobes *kp)
 		kp->unlock[i] = NULL;
 	}
 	kp->nunlock = 0;
-	destroy_one(&kp->key);
+	destroy_one(&kp->key[0]);
+	for (i = 1; i < kp->nkey; i++) {
+		tracefs_dynevent_free(kp->key[i]);
+		kp->key[i] = NULL;
+	}
+	kp->nkey = 0;
 	kp->armed = 0;
 }
 
@@ -190,6 +241,53 @@ static int unlock_sites(const struct ft_ksyms *ks, uint64_t start,
 	return found > 0 ? found : 0;
 }
 
+/* the calls of key_fn in the function at start that lock: *n grows */
+static void lock_sites(const struct ft_ksyms *ks, uint64_t start,
+		       uint64_t target, unsigned int ops, struct kp_site *sites,
+		       int *n)
+{
+	uint64_t at[FT_KP_KEYS];
+	int k, found = ft_kcall_sites(ks, start, target, 0, at, FT_KP_KEYS);
+
+	if (found > FT_KP_KEYS)
+		found = FT_KP_KEYS;
+	for (k = 0; k < found && *n < FT_KP_KEYS; k++)
+		if (locks_after(ks, at[k])) {
+			sites[*n].addr = at[k];
+			sites[(*n)++].ops = ops;
+		}
+}
+
+/*
+ * The unlock sites that drop the mutex to wait, "0xaddr:op,..." into
+ * kp->drops: those of hugetlb_wp() and hugetlb_handle_userfault(), or a
+ * release followed by the call of handle_userfault() (the hand-off
+ * inlined).  With the key at the locking call sites no rehash names them.
+ */
+static void find_drops(struct ft_kprobes *kp, const struct ft_ksyms *ks,
+		       const struct kp_site *sites, int n)
+{
+	const char *func, *callee;
+	unsigned int op;
+	size_t len = 0;
+	uint64_t off;
+	int i;
+
+	kp->drops[0] = '\0';
+	for (i = 0; i < n; i++) {
+		func = ft_ksyms_func(ks, sites[i].addr, &off);
+		if (ft_kprobe_drop_op(func, &op)) {
+			if (!ft_kcall_next(ks, sites[i].addr + 5, 32, 1, &callee) ||
+			    strcmp(callee, "handle_userfault"))
+				continue;
+			op = FT_HOP_USERFAULT;
+		}
+		append(kp->drops, sizeof(kp->drops), &len, "%s0x%llx:%s",
+		       len ? "," : "", (unsigned long long)sites[i].addr,
+		       ft_hop_name(op));
+	}
+}
+
 /*
  * Which ops the key probe sees on this kernel, and where the unlock
  * probes go: each caller's (and each compiler's copy of it: .isra.0,
@@ -201,6 +299,7 @@ static int unlock_sites(const struct ft_ksyms *ks, uint64_t start,
 static const char *find_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 			      uint64_t target, uint64_t unlock,
 			      struct kp_site *sites, int *nsites,
+			      struct kp_site *ksites, int *nksites,
 			      unsigned int *seen)
 {
 	unsigned int cop;
@@ -209,6 +308,7 @@ static const char *find_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 	uint64_t start;
 
 	*nsites = 0;
+	*nksites = 0;
 	*seen = 0;
 	kp->covered[0] = '\0';
 	for (i = 0; (func = ft_kprobe_caller(i, &cop)); i++) {
@@ -220,6 +320,9 @@ static const char *find_sites(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 				append(kp->covered, sizeof(kp->covered), &len,
 				       "%s%s:%s*%d", len ? "," : "",
 				       ft_hop_name(cop), copy, n);
+				if (ksites)
+					lock_sites(ks, start, target, 1U << cop,
+						   ksites, nksites);
 			}
 			unlock_sites(ks, start, unlock, 1U << cop, sites, nsites);
 		}
@@ -272,6 +375,105 @@ static void range_filter(const struct ft_kprobes *kp, const char *field,
 		 (unsigned long long)(kp->base + (uint64_t)kp->n * kp->stride));
 }
 
+/* a probe's place: SYM+0xOFF where the symbol is unique, else its address */
+static void site_name(const struct ft_ksyms *ks, uint64_t addr, char *buf,
+		      size_t len)
+{
+	const char *func;
+	uint64_t off;
+
+	func = ft_ksyms_func(ks, addr, &off);
+	if (func && ft_ksyms_named(ks, func) == 1)
+		snprintf(buf, len, "%s+0x%llx", func, (unsigned long long)off);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+}
+
+/*
+ * A probe of event (our group's) at the call of callee at addr, named in
+ * place[]: 0 made, into *ev; 1 refused for its place (a notrace function,
+ * a reserved or blacklisted address); -1, why: a wrong decode (EILSEQ:
+ * no instruction boundary), or no memory.
+ */
+static int site_probe(struct ft_kprobes *kp, const struct ft_ksyms *ks,
+		      const char *event, const char *format, uint64_t addr,
+		      const char *callee, struct tracefs_dynevent **ev,
+		      char *place, size_t plen, char *why, size_t len)
+{
+	char what[256];
+	int err;
+
+	site_name(ks, addr, place, plen);
+	*ev = tracefs_kprobe_alloc(kp->group, event, place, format);
+	if (!*ev) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	tracefs_error_clear(NULL);
+	if (!tracefs_dynevent_create(*ev))
+		return 0;
+	err = errno;
+	tracefs_dynevent_free(*ev);
+	*ev = NULL;
+	if (err == EILSEQ || err == ENOMEM) {
+		snprintf(what, sizeof(what), "the call of %s at %s", callee,
+			 place);
+		errno = err;
+		create_failed(what, why, len);
+		return -1;
+	}
+	tracefs_error_clear(NULL);
+	return 1;
+}
+
+/*
+ * The key: one probe per locking call site of the hash, all on the event
+ * "key" of our group, as the unlocks are (a site refused as no
+ * instruction boundary fails the recording; one refused for its place is
+ * left out); or, with no site, or none the kernel takes, one probe on the
+ * function's entry.
+ */
+static const char *create_keys(struct ft_kprobes *kp, const struct ft_ksyms *ks,
+			       const struct ft_kp_key *k,
+			       const struct kp_site *sites, int n,
+			       char *why, size_t len)
+{
+	char addr[160];
+	size_t alen = 0;
+	int i, r;
+
+	kp->key_at[0] = '\0';
+	for (i = 0; i < n && kp->nkey < FT_KP_KEYS; i++) {
+		r = site_probe(kp, ks, "key", KEY_SITE_FORMAT, sites[i].addr,
+			       k->func, &kp->key[kp->nkey], addr, sizeof(addr),
+			       why, len);
+		if (r < 0)
+			return why;
+		if (r > 0)
+			continue;
+		kp->nkey++;
+		append(kp->key_at, sizeof(kp->key_at), &alen, "%s%s",
+		       alen ? "," : "", addr);
+	}
+	if (kp->nkey) {
+		kp->key_callsites = 1;
+		return NULL;
+	}
+	kp->key[0] = tracefs_kprobe_alloc(kp->group, "key", k->func, k->format);
+	if (!kp->key[0])
+		return "out of memory";
+	tracefs_error_clear(NULL);
+	if (tracefs_dynevent_create(kp->key[0])) {
+		const char *fail = create_failed(k->func, why, len);
+
+		tracefs_dynevent_free(kp->key[0]);
+		kp->key[0] = NULL;
+		return fail;
+	}
+	kp->nkey = 1;
+	return NULL;
+}
+
 /*
  * One probe per site, all on the event "unlock" of our group, each named
  * SYM+0xOFF (as kprobe_events then shows it) where the symbol is unique,
@@ -289,39 +491,21 @@ static const char *create_unlocks(struct ft_kprobes *kp,
 				  unsigned int seen, char *why, size_t len)
 {
 	unsigned int released = 0, own = 0;
-	char addr[160], what[192];
+	char addr[160];
 	size_t alen = 0, rlen = 0;
-	const char *func;
-	uint64_t off;
-	int i;
+	int i, r;
 
 	kp->unlock_at[0] = kp->unlock_refused[0] = '\0';
 	for (i = 0; i < n; i++) {
 		struct tracefs_dynevent *ev;
 
 		own |= sites[i].ops;
-		func = ft_ksyms_func(ks, sites[i].addr, &off);
-		if (func && ft_ksyms_named(ks, func) == 1)
-			snprintf(addr, sizeof(addr), "%s+0x%llx", func,
-				 (unsigned long long)off);
-		else
-			snprintf(addr, sizeof(addr), "0x%llx",
-				 (unsigned long long)sites[i].addr);
-		ev = tracefs_kprobe_alloc(kp->group, "unlock", addr, UNLOCK_FORMAT);
-		if (!ev)
-			return "out of memory";
-		tracefs_error_clear(NULL);
-		if (tracefs_dynevent_create(ev)) {
-			int err = errno;
-
-			tracefs_dynevent_free(ev);
-			snprintf(what, sizeof(what), "the call of mutex_unlock() "
-				 "at %s", addr);
-			if (err == EILSEQ || err == ENOMEM) {
-				errno = err;
-				return create_failed(what, why, len);
-			}
-			tracefs_error_clear(NULL);
+		r = site_probe(kp, ks, "unlock", UNLOCK_FORMAT, sites[i].addr,
+			       "mutex_unlock()", &ev, addr, sizeof(addr), why,
+			       len);
+		if (r < 0)
+			return why;
+		if (r > 0) {
 			append(kp->unlock_refused, sizeof(kp->unlock_refused),
 			       &rlen, "%s%s", rlen ? "," : "", addr);
 			continue;
@@ -354,12 +538,12 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	const struct ft_kp_key *k = NULL;
 	struct ft_kp_key test = { 0 };
 	uint64_t target = 0, unlock = 0;
-	struct kp_site sites[FT_KP_SITES];
+	struct kp_site sites[FT_KP_SITES], ksites[FT_KP_KEYS];
 	unsigned int seen = 0;
 	char *dir;
 	const char *fail = NULL, *from;
 	size_t i;
-	int ok, nsites = 0;
+	int ok, nsites = 0, nksites = 0, at_sites;
 
 	memset(kp, 0, sizeof(*kp));
 	snprintf(kp->group, sizeof(kp->group), "faulttune_%d", (int)getpid());
@@ -412,28 +596,24 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 		ft_ksyms_free(ks);
 		return "mutex_unlock not in kallsyms";
 	}
-	fail = find_sites(kp, ks, target, unlock, sites, &nsites, &seen);
+	/* the hash's locking call sites; the test hook's function: its entry */
+	at_sites = !k->op_arg && !test.func;
+	fail = find_sites(kp, ks, target, unlock, sites, &nsites,
+			  at_sites ? ksites : NULL, &nksites, &seen);
 	if (fail) {
 		ft_ksyms_free(ks);
 		snprintf(why, sizeof(why), fail, k->func);
 		return why;
 	}
-
-	kp->key = tracefs_kprobe_alloc(kp->group, "key", k->func, k->format);
-	if (!kp->key) {
+	fail = create_keys(kp, ks, k, ksites, nksites, why, sizeof(why));
+	if (fail) {
 		ft_ksyms_free(ks);
-		return "out of memory";
-	}
-	tracefs_error_clear(NULL);
-	if (tracefs_dynevent_create(kp->key)) {
-		ft_ksyms_free(ks);
-		fail = create_failed(k->func, why, sizeof(why));
-		tracefs_dynevent_free(kp->key);
-		kp->key = NULL;
 		ft_kprobes_destroy(kp);
 		return fail;
 	}
 	fail = create_unlocks(kp, ks, sites, nsites, seen, why, sizeof(why));
+	if (!fail && kp->key_callsites)
+		find_drops(kp, ks, sites, nsites);
 	if (fail || ft_kprobes_arm(kp, inst, 1)) {
 		ft_ksyms_free(ks);
 		if (!fail)
@@ -446,7 +626,9 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	/* last: with the filters set, nothing else fills the buffer */
 	kp->cal_why = o && o->no_cal ? "the probes' own cost was "
 		      "not measured (FAULTTUNE_NO_KCAL): holds are not corrected "
-		      "for it" : ft_kcal_measure(kp, inst, ks, k->format,
+		      "for it" : ft_kcal_measure(kp, inst, ks,
+						 kp->key_callsites ?
+						 KEY_SITE_FORMAT : k->format,
 						 UNLOCK_FORMAT);
 	ft_ksyms_free(ks);
 	return NULL;
@@ -464,7 +646,7 @@ int ft_kprobes_arm(struct ft_kprobes *kp, struct tracefs_instance *inst, int on)
 	char filter[128];
 	size_t i;
 
-	if (!kp || !kp->key || !kp->nunlock || !!on == kp->armed)
+	if (!kp || !kp->nkey || !kp->nunlock || !!on == kp->armed)
 		return 0;
 	if (on && !kp->armed) {
 		range_filter(kp, "lock", filter, sizeof(filter));
@@ -506,6 +688,11 @@ const char *ft_kprobes_marker(const struct ft_kprobes *kp)
 		       "unlock=callsites:%d table=0x%llx nbuckets=%u stride=%u",
 		       kp->group, kp->key_func, kp->nunlock,
 		       (unsigned long long)kp->base, kp->n, kp->stride);
+	/* the key at its call sites, and the releases that drop (kpair.c) */
+	if (kp->key_callsites && len > 0 && (size_t)len < sizeof(text))
+		len += snprintf(text + len, sizeof(text) - len,
+				" key_at=callsites:%d drops=%s", kp->nkey,
+				kp->drops[0] ? kp->drops : "none");
 	/* ns, in the trace clock: what kpair.c takes off each hold */
 	if (kp->cal.done && len > 0 && (size_t)len < sizeof(text))
 		len += snprintf(text + len, sizeof(text) - len,

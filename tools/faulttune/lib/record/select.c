@@ -183,6 +183,10 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 					fi->kp->unlock_uncovered[0] ?
 					"\n  releases not seen (their holds never "
 					"end): " : "", fi->kp->unlock_uncovered);
+			if (!quiet && fi->kp->key_callsites)
+				ft_info("  keys at its locking calls: %s (releases "
+					"that drop to wait: %s)", fi->kp->key_at,
+					fi->kp->drops[0] ? fi->kp->drops : "none");
 			if (!quiet && fi->kp->unlock_refused[0])
 				ft_info("  unlock sites the kernel refused a probe "
 					"at (their releases are not seen): %s",

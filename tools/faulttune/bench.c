@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "faulttune.h"
+#include "builtin.h"
+#include "bench.h"
+#include "out.h"
 
 static void bench_usage(FILE *f)
 {

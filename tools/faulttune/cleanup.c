@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <string.h>
 #include "faulttune.h"
+#include "builtin.h"
 
 static void usage(FILE *f)
 {

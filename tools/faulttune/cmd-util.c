@@ -22,6 +22,7 @@
 #include <sys/mount.h>
 #include <tracefs.h>
 #include "faulttune.h"
+#include "builtin.h"
 
 int ft_opt_uint(const char *cmd, const char *opt, const char *s,
 		uint64_t min, uint64_t max, uint64_t *out)

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include "faulttune.h"
+#include "builtin.h"
 
 static const struct {
 	const char *name;

@@ -20,6 +20,7 @@
 #include <tracefs.h>
 #include "faulttune.h"
 #include "model.h"
+#include "builtin.h"
 
 static void record_usage(FILE *f)
 {

@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "model.h"
+#include "builtin.h"
+#include "out.h"
 
 static void report_usage(FILE *f)
 {

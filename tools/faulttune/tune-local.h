@@ -12,6 +12,7 @@
 #include "faulttune.h"
 #include "model.h"
 #include "confirm.h"
+#include "bench.h"
 
 #define MAX_FROM 64
 

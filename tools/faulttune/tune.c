@@ -55,6 +55,7 @@
 #include "model.h"
 #include "confirm.h"
 #include "tune-local.h"
+#include "builtin.h"
 
 
 /* the one piece of global state: what atexit() must undo */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "tune-local.h"
+#include "builtin.h"
+#include "out.h"
 
 /* the confirmation: recommended against current (confirm.c) */
 struct confirm {

@@ -18,7 +18,7 @@
 #include <tracefs.h>
 #include <traceevent/event-parse.h>
 #include <trace-cmd/trace-cmd.h>
-#include "faulttune.h"
+#include "builtin.h"
 
 #ifndef FT_LIBTRACEFS_VERSION
 #define FT_LIBTRACEFS_VERSION "unknown"

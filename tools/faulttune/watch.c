@@ -38,6 +38,7 @@
 #include "knob.h"
 #include "model.h"
 #include "watch.h"
+#include "builtin.h"
 
 #define FT_WATCH_LOCK_DIR	"/run/faulttune"
 #define FT_WATCH_LOCK		FT_WATCH_LOCK_DIR "/watch.lock"

@@ -46,6 +46,7 @@
 #include <unistd.h>
 #include <linux/vfio.h>
 #include "faulttune.h"
+#include "bench.h"
 
 #define LK_PAGE		4096ULL
 #define LK_PMD		(2ULL << 20)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "faulttune.h"
+#include "bench.h"
 
 void ft_bench_marker(const struct ft_bench_opts *o, const char *fmt, ...)
 {

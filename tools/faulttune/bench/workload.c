@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <linux/falloc.h>
 #include "faulttune.h"
+#include "bench.h"
 
 #ifndef MFD_HUGETLB
 #define MFD_HUGETLB 0x0004U

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * faulttune: shared declarations.
+ * faulttune: the library's declarations (lib/), which every layer above
+ * it includes; its printers declare theirs in out/out.h, the workloads in
+ * bench/bench.h, the commands in builtin.h.
  *
  * The analysis core (analysis.c) knows nothing about trace.dat or tracefs:
  * readers turn records into struct ft_event and feed them to an
@@ -354,11 +356,6 @@ double ft_sharing_pct(const struct ft_sharing *s);
 int ft_sharing_matters(const struct ft_sharing *s, double target_pct);
 /* first touches carry most of the wait: the remedy to name, else NULL */
 const char *ft_sharing_remedy(const struct ft_sharing *s);
-/* sharingprint.c */
-void ft_sharing_text(FILE *f, const struct ft_sharing *s, double target_pct);
-void ft_sharing_json(FILE *f, const struct ft_sharing *s, double target_pct);
-/* the default output's lines: who shares, the remedy; within FT_COLS */
-void ft_sharing_short(FILE *f, const struct ft_sharing *s, double target_pct);
 void ft_sharing_free(struct ft_sharing *s);
 void ft_analysis_free(struct ft_analysis *a);
 
@@ -383,11 +380,6 @@ int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m,
 int ft_split_add_runs(const struct ft_analysis *a, struct ft_model *m,
 		      uint32_t size, int max_parts);
 int ft_split_parts(size_t nholds, int max_parts);
-/*
- * sampleprint.c: text, a line when sampled; json, a "sample" member with
- * a leading comma
- */
-void ft_sample_print(FILE *f, const struct ft_analysis *a, int json);
 /* "FILE: the model takes a sample ..." on stderr, when sampled */
 void ft_sample_note(const struct ft_analysis *a, const char *file);
 void ft_sample_free(struct ft_analysis *a);
@@ -421,6 +413,9 @@ void ft_resize_cost(const struct ft_analysis *a, struct ft_resize_cost *rc);
 /* bytes of one struct mutex on x86_64 without debug options */
 #define FT_MUTEX_BYTES 32
 
+/* output formats, which options and printers name */
+enum ft_fmt { FT_FMT_TEXT, FT_FMT_JSON, FT_FMT_CSV };
+
 /* jhash.c */
 uint32_t ft_jhash2(const uint32_t *k, uint32_t length, uint32_t initval);
 uint32_t ft_fault_hash(uint64_t mapping, uint64_t index);
@@ -430,171 +425,50 @@ const char *ft_hop_name(unsigned int op);
 const char *ft_mop_name(unsigned int op);
 char *ft_read_all(const char *path, size_t *len);
 
-/* output formats */
-enum ft_fmt { FT_FMT_TEXT, FT_FMT_JSON, FT_FMT_CSV };
-
-/*
- * stattab.c: statistics tables described once as columns, printed as
- * text, JSON or CSV (report and the fallback)
- */
-struct ft_col {
-	const char *text;	/* text header; NULL: not in the text table */
-	int width;		/* text width; negative: left-aligned */
-	const char *sep;	/* text separator before it; NULL: " " */
-	const char *json;	/* JSON member; NULL: not in JSON */
-	const char *csv;	/* CSV column; NULL: not in CSV */
-	const char *none_text;	/* a missing value in text; NULL: "n/a" */
-	const char *none_csv;	/* ... in CSV; NULL: "" */
-	int json_early;		/* JSON: before the unmarked columns */
-	int last;		/* text: an optional last column, titled by the header */
-};
-enum ft_cell_kind { FT_CELL_NONE, FT_CELL_STR, FT_CELL_QSTR, FT_CELL_U64,
-		    FT_CELL_NS, FT_CELL_PCT, FT_CELL_SKIP };
-struct ft_cell {
-	enum ft_cell_kind kind;
-	const char *s;
-	uint64_t u;
-	double d;
-};
-#define FT_STR(x)	((struct ft_cell){ .kind = FT_CELL_STR, .s = (x) })
-#define FT_QSTR(x)	((struct ft_cell){ .kind = FT_CELL_QSTR, .s = (x) })
-#define FT_U64(x)	((struct ft_cell){ .kind = FT_CELL_U64, .u = (x) })
-#define FT_NS(x)	((struct ft_cell){ .kind = FT_CELL_NS, .u = (x) })
-#define FT_PCT(x)	((struct ft_cell){ .kind = FT_CELL_PCT, .d = (x) })
-#define FT_NONE		((struct ft_cell){ .kind = FT_CELL_NONE })
-#define FT_SKIP		((struct ft_cell){ .kind = FT_CELL_SKIP })
-/* text header: titles[i], when titles and it are not NULL, replaces col i's */
-void ft_table_header(FILE *f, const struct ft_col *cols, int n,
-		     const char *const *titles);
-void ft_table_csv_header(FILE *f, const struct ft_col *cols, int n,
-			 const struct ft_cell *v);
-void ft_table_row(FILE *f, enum ft_fmt fmt, const struct ft_col *cols, int n,
-		  const struct ft_cell *v);
 
 /* util.c */
 /*
  * Numbers from the command line, one parser for every subcommand: decimal
  * only (no sign, blanks, 0x, octal-looking leading zeros, NaN, inf or
  * trailing text) and range-checked.  The ft_parse_* return 0, or -1 with
- * errno EINVAL (not a number) or ERANGE (outside [min, max]); the ft_opt_*
- * also print "faulttune: CMD: bad OPT 'TEXT': want ..." on a bad value.
+ * errno EINVAL (not a number) or ERANGE (outside [min, max]); the
+ * commands' ft_opt_* (builtin.h) also say which option was bad.
  */
 int ft_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int ft_parse_u64(const char *s, uint64_t *out);		/* [0, UINT64_MAX] */
 int ft_parse_double(const char *s, double min, double max, double *out);
 int ft_parse_size(const char *s, uint64_t *out);	/* 2M, 1G, 4096 */
-int ft_opt_uint(const char *cmd, const char *opt, const char *s,
-		uint64_t min, uint64_t max, uint64_t *out);
-int ft_opt_double(const char *cmd, const char *opt, const char *s,
-		  double min, double max, double *out);
-/* --json / --csv: a second, different format is refused (*set tracks) */
-int ft_opt_fmt(const char *cmd, enum ft_fmt *fmt, int *set, enum ft_fmt want);
-/*
- * An option getopt refused: say so; a short option the command had before
- * each letter got one meaning in every command ("t--top", NULL-ended list)
- * also hears its long name.
- */
-void ft_opt_bad(const char *cmd, char **argv, const char *const *moved);
-/*
- * End of a command's output: flush stdout and turn a failed write into
- * exit status 1 with a message; a closed pipe (EPIPE) ends the process by
- * SIGPIPE, quietly, as trace-cmd does (status 141 in a shell).
- */
-int ft_stdout_done(int ret);
 int ft_is_pow2(uint64_t x);
 const char *ft_fmt_ns(uint64_t ns, char *buf, size_t len);
-/*
- * The short (default) output's lines: the text printed within FT_COLS
- * columns, broken at spaces, continuation lines indented by indent
- * spaces; a word longer than a line (a path) is not broken.  A '\n' in
- * the text ends a line.  Returns the lines printed.
- */
-/* printutil.c: the printers' helpers */
-#define FT_COLS 100
-int ft_wrap(FILE *f, int indent, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void ft_json_str(FILE *f, const char *s);
 double ft_now(void);		/* util.c: CLOCK_MONOTONIC, seconds */
-/*
- * cmd-util.c: run fn(arg) in a child process (the trace reader),
- * waiting at most timeout_s seconds (0: no limit); what names the file in
- * messages.  The child marks with ft_isolate_phase() when it is inside
- * libtracecmd, so a crash there is blamed on the file and a crash
- * elsewhere on faulttune.
- */
 /*
  * FT_PHASE_READ_DONE: the file is read, what follows is computation
  * whose time is the caller's to spend (tune --from's model at
  * --threads 4096): the time limit no longer applies.
  */
 enum { FT_PHASE_OURS, FT_PHASE_LIB, FT_PHASE_READ_DONE };
-int ft_isolate(int (*fn)(void *), void *arg, const char *what,
-	       double timeout_s);
 void ft_isolate_phase(int phase);
 /* util.c: where ft_isolate_phase() writes (the parent's page), or NULL */
 void ft_isolate_phase_page(volatile int *page);
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ft_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/*
- * plot.c: draw the chart out (.png: PNG, else SVG) with gnuplot, run with
- * an argument vector, no shell.  script is gnuplot text (after "set
- * terminal" and "set output ARG1"); it names the data as ARG2, a file
- * holding the len bytes of data, and never contains a user-given string.
- * Returns 0, or -1 with a message: gnuplot missing, failed, killed, or no
- * file written.
- */
-int ft_plot(const char *out, const char *script, const char *data, size_t len);
-
-/* report.c */
-/* how a recording is read; zeroed: every source it has, holds corrected */
+/* readdat.c: how a recording is read; zeroed: every source, holds corrected */
 struct ft_read_opts {
 	int source;		/* enum ft_source: which of a file's accounts */
 	int raw_holds;		/* kprobe holds as recorded, the probes' cost in */
 	int libtracecmd;	/* always libtracecmd's path, never the fast
 				   reader (the tests compare the two) */
 };
-struct ft_report_opts {
-	const char *file;
-	enum ft_fmt fmt;
-	int top;
-	uint32_t max_size;
-	const char *plot;
-	double timeout;		/* s for the reader, 0: none, < 0: by size */
-	int force;		/* report even when records were skipped */
-	int threads;		/* --threads: the advice for T threads */
-	double target;		/* --target: percent, 0: the default */
-	size_t sample_holds;	/* --sample-holds: 0 default, SIZE_MAX all */
-	int verbose;		/* text: 0 the verdict, 1 -v the tables, 2 -vv */
-	struct ft_read_opts read;	/* --source, --raw-holds */
-};
-int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
 int ft_read_tracedat(const char *file, struct ft_analysis *a);
 int ft_read_tracedat_opts(const char *file, struct ft_analysis *a,
 			  const struct ft_read_opts *o);
-/* 0, or -1 (with a message) when memory ran out: no partial answer */
-int ft_report_print(FILE *f, struct ft_analysis *a,
-		    const struct ft_report_opts *o);
 
 /* tfs.c: our own tracefs instance, never the top-level buffer */
 struct tracefs_instance;
 extern volatile int ft_stop;		/* set by SIGINT / SIGTERM / SIGHUP */
 extern volatile int ft_stop_sig;
-/* cmd-util.c: the handlers that set ft_stop, SIGPIPE ignored */
-void ft_install_signals(void);
-/*
- * cmd-util.c: a command we run while polling: once ft_stop is set,
- * forward the signal to it, and SIGKILL it if it is still there 5 s
- * later.  Call on every pass of the polling loop; @st starts zeroed.
- */
-struct ft_child_stop {
-	int forwarded;
-	double kill_at;
-};
-void ft_child_stop_step(pid_t child, struct ft_child_stop *st);
 #define FT_TRACEFS_DIR "/sys/kernel/tracing"
-/* cmd-util.c: root + tracefs (mounted here if nobody did, unmounted at exit) */
-int ft_tracefs_check(void);
 int ft_tracefs_mounted(const char *mounts);	/* NULL: /proc/self/mounts */
 int ft_cleanup_stale(int quiet);	/* removes faulttune-* nobody owns */
 int ft_stale_count(void);	/* killed runs' kprobe events; 0: not root */
@@ -675,10 +549,10 @@ int ft_kcore_read(uint64_t addr, void *buf, size_t len);	/* 0 or -errno */
 /* calls (e8 rel32; tail: e9 too) from func to target; -1: unreadable */
 int ft_kcall_count(const struct ft_ksyms *ks, const char *func, uint64_t target,
 		   int tail);
-/* the same from the function at start, each site's address into sites[] */
 /* the first call (tail: or jump) to a function in [from, from + span) */
 uint64_t ft_kcall_next(const struct ft_ksyms *ks, uint64_t from, size_t span,
 		       int tail, const char **callee);
+/* the same from the function at start, each site's address into sites[] */
 int ft_kcall_sites(const struct ft_ksyms *ks, uint64_t start, uint64_t target,
 		   int tail, uint64_t *sites, int max);
 /* how many symbols are named name (a kprobe on SYM+OFF needs one) */
@@ -721,11 +595,6 @@ extern const struct ft_consumer_ops ft_fallback_consumer;
 struct ft_fallback *ft_fallback_new(struct ft_ksyms *ks, const char *from);
 void ft_fallback_feed(struct ft_fallback *fb, const struct ft_event *ev);
 void ft_fallback_free(struct ft_fallback *fb);
-/* the fallback sections; json: one "fallback" member, leading comma */
-/* report's default output: the verdict and the waits, within FT_COLS */
-void ft_fallback_short(FILE *f, const struct ft_fallback *fb);
-void ft_fallback_print(FILE *f, const struct ft_fallback *fb, enum ft_fmt fmt,
-		       int top);
 /* the fallback's numbers for watch: waits (count, ns) by lock and op */
 struct ft_fallback_sum {
 	uint64_t hop_n[FT_HOP_NR], hop_ns[FT_HOP_NR];	/* fault mutex */
@@ -815,8 +684,6 @@ int ft_kpair_feed(struct ft_kpair *kp, const struct ft_event *ev,
 void ft_kpair_finish(struct ft_kpair *kp);
 /* whether its acquisitions go to the analysis (else: only matched) */
 void ft_kpair_feeds(struct ft_kpair *kp, int feeds);
-/* the source and its coverage (and the match); json: leading comma */
-void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt);
 void ft_kpair_free(struct ft_kpair *kp);
 /* why its acquisitions must not be analysed (a wrong decode), or NULL */
 const char *ft_kpair_refusal(const struct ft_kpair *kp);
@@ -829,87 +696,10 @@ int ft_kprobe_drop_op(const char *func, unsigned int *op);
 /* which recording report and tune read: FT_SRC_AUTO, _EVENTS, _KPROBE */
 enum ft_source { FT_SRC_AUTO, FT_SRC_EVENTS, FT_SRC_KPROBE,
 		 FT_SRC_CONTENTION, FT_SRC_BOTH };
-/* cmd-util.c: --source's argument into *source: 0, or -1 said (naming cmd) */
-int ft_opt_source(const char *cmd, const char *s, int *source);
-/* the kprobe recorder's options the environment gives (the tests' hooks) */
-void ft_opt_kprobe_env(struct ft_kprobe_opts *o);
-/* the reader's: FAULTTUNE_LIBTRACECMD */
-void ft_opt_read_env(struct ft_read_opts *o);
 
-/* bench.c: the workloads, also driven by tune */
+/* the workloads' shapes (bench/), and base.c's names of them */
 enum ft_shape { FT_SH_THREADS, FT_SH_SHARE, FT_SH_PUNCH, FT_SH_MEMTYPE,
 		FT_SH_LOOKUP, FT_SH_NR };
-
-struct ft_bench_opts {
-	int shape;
-	int threads[16];
-	int nthreads;
-	uint64_t size;		/* bytes of the mapping */
-	int size_set;		/* -s given (memtype-lookup: else the BAR) */
-	uint64_t page_size;	/* huge page size */
-	int reps;
-	int pin;
-	enum ft_fmt fmt;
-	int iterations;		/* memtype / punch loops per thread */
-	const char *resource;	/* memtype: PCI resource file */
-	const char *device;	/* memtype-lookup: vfio-pci device (BDF) */
-	const char *marker;	/* trace_marker for phase markers, or NULL */
-	int quiet;		/* no note of the memtype resource used */
-};
-
-/* memtype-lookup: one thread's time per fault-pass */
-struct ft_thread_time {
-	uint64_t min_ns, max_ns, sum_ns;
-	uint64_t passes;
-};
-
-struct ft_bench_result {
-	int threads;
-	uint64_t faults;	/* faults (or operations) over all reps */
-	double user, sys, wall;	/* seconds over all reps */
-	double wall_min, wall_max;
-	/* memtype-lookup only: pages per thread and pass, [threads] times */
-	uint64_t pages_per_pass;
-	struct ft_thread_time *thread_time;	/* caller frees */
-	/* faults outside the passes (fill, read-back) and their thread-time */
-	uint64_t untimed_faults, untimed_ns;
-};
-
-/* bench.c: the command's options; workload.c: the workloads */
-int ft_bench_parse_args(int argc, char **argv, struct ft_bench_opts *o);
-int ft_bench_check_pages(const struct ft_bench_opts *o, int threads);
-int ft_bench_run(const struct ft_bench_opts *o, int threads,
-		 struct ft_bench_result *r);
-/* base.c: a workload's name */
 const char *ft_shape_name(int shape);
-/* phase.c: a phase marker into o->marker's trace, when it names one */
-void ft_bench_marker(const struct ft_bench_opts *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/*
- * lookup.c: the memtype-lookup workload on a vfio-pci device's BAR.
- * ft_lookup_open() picks and opens the device (one error line and -1 when
- * it cannot), ft_lookup_run() is ft_bench_run() for that shape.
- */
-int ft_valid_bdf(const char *s);	/* 0000:00:04.0 */
-int ft_lookup_open(const struct ft_bench_opts *o);
-void ft_lookup_close(void);
-const char *ft_lookup_describe(char *buf, size_t len);
-uint64_t ft_lookup_bar_size(void);	/* of the BAR ft_lookup_open() chose */
-int ft_lookup_run(const struct ft_bench_opts *o, int threads,
-		  struct ft_bench_result *r);
-void ft_lookup_print_threads(FILE *f, const struct ft_bench_result *r,
-			     enum ft_fmt fmt);
-
-/* subcommands */
-int cmd_report(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_tune(int argc, char **argv);
-int cmd_watch(int argc, char **argv);
-int cmd_cleanup(int argc, char **argv);
-
-/* version.c: faulttune --version */
-void ft_print_version(FILE *f);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include "model.h"
+#include "out.h"
 
 static void mem_str(const struct ft_advice *adv, long long n, int sign,
 		    char *buf, size_t len)

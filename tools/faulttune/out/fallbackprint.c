@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "fallback-local.h"
+#include "out.h"
 
 static const char *type_name(uint32_t f, char *buf, size_t len)
 {

@@ -20,6 +20,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 #include "watch.h"
+#include "out.h"
 
 #define FT_HTTPD_CONNS		8
 #define FT_HTTPD_REQ_MAX	4096

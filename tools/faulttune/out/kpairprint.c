@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kpair-local.h"
+#include "out.h"
 
 static double pct(uint64_t a, uint64_t b)
 {

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "faulttune.h"
+#include "out.h"
 
 /* a temporary file holding len bytes of text; 0, or -1 with errno */
 static int temp_file(char *name, const char *text, size_t len)

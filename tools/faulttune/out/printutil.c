@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "faulttune.h"
+#include "out.h"
 
 /* one line of ft_wrap()'s text, s[0..n): 0 or the lines printed */
 static int wrap_line(FILE *f, int indent, const char *s, size_t n)

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "watch.h"
+#include "out.h"
 
 #define PROM_FILE "faulttune.prom"
 

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include "model.h"
+#include "out.h"
 
 void ft_sample_print(FILE *f, const struct ft_analysis *a, int json)
 {

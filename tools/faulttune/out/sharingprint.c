@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include "faulttune.h"
+#include "out.h"
 
 static const char *const behind_names[FT_BEHIND_NR] = {
 	"first touch", "again", "truncation",

@@ -13,6 +13,7 @@
  */
 #include <stdio.h>
 #include "faulttune.h"
+#include "out.h"
 
 static void text_cell(FILE *f, const struct ft_col *c, const struct ft_cell *v,
 		      int first)

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "model.h"
 #include "watch.h"
+#include "out.h"
 
 static void col_ratio(char *buf, size_t len, double r)
 {

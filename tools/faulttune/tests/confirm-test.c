@@ -9,6 +9,7 @@
 #include <string.h>
 #include "faulttune.h"
 #include "confirm.h"
+#include "out.h"
 #include "check.h"
 
 #define HAS(text, s) CHECK(strstr(text, s), "no \"%s\" in:\n%s", s, text)

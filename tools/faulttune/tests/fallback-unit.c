@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include "faulttune.h"
 #include "model.h"
+#include "builtin.h"
+#include "out.h"
 #include "check.h"
 
 

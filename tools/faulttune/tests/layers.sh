@@ -163,6 +163,22 @@ else
 	echo "ok - the library's $(for o in "$@"; do case $o in lib/*) echo "$o" ;; esac; done | wc -l) objects call no printing, exit, signal, option or environment function (but: $(echo "$LIB_ALLOWED" | awk 'NF { print $1 }' | tr '\n' ' ' | sed 's/ $//'))"
 fi
 
+# nor does a library source include a header of a layer above it
+upinc=
+for o in "$@"; do
+	case $o in lib/*) ;; *) continue ;; esac
+	c=${o%.o}.c
+	[ -f "$c" ] || continue
+	h=$(grep -oE '^#include "(out|bench|builtin|watch|tune-local)\.h"' "$c" | tr '\n' ' ')
+	[ -n "$h" ] && upinc="$upinc $c: $h"
+done
+if [ -n "$upinc" ]; then
+	echo "not ok - library sources that include a header of a higher layer:$upinc"
+	fail=1
+else
+	echo "ok - no library source includes out.h, bench.h, builtin.h or a command's header"
+fi
+
 MAX_FILE=1200
 MAX_FUNC=120
 # exceptions, "file lines" and "file:function lines": none today; never

@@ -15,6 +15,9 @@
 #include <signal.h>
 #include "faulttune.h"
 #include "knob.h"
+#include "builtin.h"
+#include "out.h"
+#include "bench.h"
 
 /* the reader through libtracecmd, as FAULTTUNE_LIBTRACECMD=1 asks a command */
 static const struct ft_read_opts lib = { .libtracecmd = 1 };

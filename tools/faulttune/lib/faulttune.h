@@ -577,6 +577,15 @@ int ft_stride_of(const uint64_t *words, int nw, uint32_t n);	/* words */
 uint32_t ft_mutex_stride(uint64_t base, uint32_t n, const char **from);
 /* the lockdown level, "none", "integrity" or ...; NULL: securityfs does not say */
 const char *ft_lockdown(void);
+/*
+ * kfacts.c: bytes of one struct mutex in the running kernel: from BTF
+ * (/sys/kernel/btf/vmlinux) when present; else 32 (x86_64, no lock
+ * debugging) when the kernel shows no sign of lock debugging; else -1,
+ * unknown.  how says which, for the report.
+ */
+int ft_mutex_bytes(const char *btf_path, char *how, size_t len);
+/* btf.c: sizeof(struct <name>) from a BTF file, -1 if absent or unreadable */
+long ft_btf_struct_size(const char *path, const char *name);
 
 /*
  * fallback.c: on a kernel without the faulttune events, name the locks of

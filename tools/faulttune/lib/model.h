@@ -258,30 +258,11 @@ int ft_advise(const struct ft_model *m, const struct ft_advice_opts *o,
 	      struct ft_advice *adv);
 const struct ft_model_row *ft_advice_row(const struct ft_advice *adv,
 					 uint32_t size);
-void ft_advice_table(FILE *f, const struct ft_advice *adv);
-void ft_advice_line(FILE *f, const struct ft_advice *adv);
-/* the model against what the runs measured, and how settled the pick is */
-void ft_advice_check(FILE *f, const struct ft_advice *adv);
-void ft_advice_json(FILE *f, const struct ft_advice *adv);
-/* the short output's verdict: the pick, collisions or sharing, how settled */
-struct ft_sharing;
-void ft_advice_verdict(FILE *f, const struct ft_advice *adv,
-		       const struct ft_sharing *s);
 void ft_advice_free(struct ft_advice *adv);
 /* report's advice for a recording: before ft_whatif(); -1: out of memory */
 int ft_advice_of(const struct ft_analysis *a, int threads, double target_pct,
 		 struct ft_advice *adv);
 int ft_advice_of_parts(const struct ft_analysis *a, int threads,
 		       double target_pct, int parts, struct ft_advice *adv);
-
-/*
- * Bytes of one struct mutex in the running kernel: from BTF
- * (/sys/kernel/btf/vmlinux) when present; else 32 (x86_64, no lock
- * debugging) when the kernel shows no sign of lock debugging; else -1,
- * unknown.  how says which, for the report.
- */
-int ft_mutex_bytes(const char *btf_path, char *how, size_t len);
-/* sizeof(struct <name>) from a BTF file, -1 if absent or unreadable */
-long ft_btf_struct_size(const char *path, const char *name);
 
 #endif

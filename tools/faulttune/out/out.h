@@ -7,6 +7,7 @@
 #define FAULTTUNE_OUT_H
 
 #include "faulttune.h"
+#include "model.h"
 
 
 /*
@@ -83,5 +84,16 @@ void ft_fallback_print(FILE *f, const struct ft_fallback *fb, enum ft_fmt fmt,
 		       int top);
 /* kpairprint.c: the kprobe recorder's source and its coverage (and the match); json: leading comma */
 void ft_kpair_print(FILE *f, const struct ft_kpair *kp, enum ft_fmt fmt);
+
+/* adviceprint.c: the advice as a table, a line, the model checks, JSON */
+void ft_advice_table(FILE *f, const struct ft_advice *adv);
+void ft_advice_line(FILE *f, const struct ft_advice *adv);
+/* the model against what the runs measured, and how settled the pick is */
+void ft_advice_check(FILE *f, const struct ft_advice *adv);
+void ft_advice_json(FILE *f, const struct ft_advice *adv);
+/* the short output's verdict: the pick, collisions or sharing, how settled */
+struct ft_sharing;
+void ft_advice_verdict(FILE *f, const struct ft_advice *adv,
+		       const struct ft_sharing *s);
 
 #endif

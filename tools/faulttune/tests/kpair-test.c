@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "faulttune.h"
+#include "out.h"
 #include "tests/check.h"
 
 #define BASE	0xffff888000100000ULL

@@ -56,25 +56,9 @@ int ft_opt_source(const char *cmd, const char *s, int *source);
 void ft_opt_kprobe_env(struct ft_kprobe_opts *o);
 /* the reader's: FAULTTUNE_LIBTRACECMD */
 void ft_opt_read_env(struct ft_read_opts *o);
-/* report.c: the command's options, and its output */
-struct ft_report_opts {
-	const char *file;
-	enum ft_fmt fmt;
-	int top;
-	uint32_t max_size;
-	const char *plot;
-	double timeout;		/* s for the reader, 0: none, < 0: by size */
-	int force;		/* report even when records were skipped */
-	int threads;		/* --threads: the advice for T threads */
-	double target;		/* --target: percent, 0: the default */
-	size_t sample_holds;	/* --sample-holds: 0 default, SIZE_MAX all */
-	int verbose;		/* text: 0 the verdict, 1 -v the tables, 2 -vv */
-	struct ft_read_opts read;	/* --source, --raw-holds */
-};
+/* report.c: its options (out.h) from its command line */
+struct ft_report_opts;
 int ft_report_parse_args(int argc, char **argv, struct ft_report_opts *o);
-/* 0, or -1 (with a message) when memory ran out: no partial answer */
-int ft_report_print(FILE *f, struct ft_analysis *a,
-		    const struct ft_report_opts *o);
 /* subcommands */
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);

@@ -96,4 +96,23 @@ struct ft_sharing;
 void ft_advice_verdict(FILE *f, const struct ft_advice *adv,
 		       const struct ft_sharing *s);
 
+/* reportprint.c: report's options, set by its command line, and its output */
+struct ft_report_opts {
+	const char *file;
+	enum ft_fmt fmt;
+	int top;
+	uint32_t max_size;
+	const char *plot;
+	double timeout;		/* s for the reader, 0: none, < 0: by size */
+	int force;		/* report even when records were skipped */
+	int threads;		/* --threads: the advice for T threads */
+	double target;		/* --target: percent, 0: the default */
+	size_t sample_holds;	/* --sample-holds: 0 default, SIZE_MAX all */
+	int verbose;		/* text: 0 the verdict, 1 -v the tables, 2 -vv */
+	struct ft_read_opts read;	/* --source, --raw-holds */
+};
+/* 0, or -1 (with a message) when memory ran out: no partial answer */
+int ft_report_print(FILE *f, struct ft_analysis *a,
+		    const struct ft_report_opts *o);
+
 #endif

@@ -21,6 +21,7 @@
 #include "faulttune.h"
 #include "model.h"
 #include "builtin.h"
+#include "out.h"
 
 static void record_usage(FILE *f)
 {
@@ -232,8 +233,9 @@ int cmd_record(int argc, char **argv)
 	fi.trio = o.trio;
 	fi.source = o.source;
 	ft_opt_kprobe_env(&fi.kpo);
-	if (ft_inst_enable(&fi, 0))
+	if (ft_inst_enable(&fi))
 		goto out;
+	ft_inst_print_source(&fi);
 	/* the kprobe recorder has the callers: no stack inside each wait */
 	if (fi.evset == FT_EVS_CONTENTION && !fi.kp)
 		ft_record_stack_trigger(&fi);

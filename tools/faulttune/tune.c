@@ -56,6 +56,7 @@
 #include "confirm.h"
 #include "tune-local.h"
 #include "builtin.h"
+#include "out.h"
 
 
 /* the one piece of global state: what atexit() must undo */
@@ -972,8 +973,10 @@ static int tune_setup(struct tune_ctx *c)
 	c->fi.source = c->read.source;
 	ft_opt_kprobe_env(&c->fi.kpo);
 	/* without the knob, what tune_setup_fixed() says replaces its lines */
-	if (ft_inst_enable(&c->fi, c->fixed || c->fmt != FT_FMT_TEXT))
+	if (ft_inst_enable(&c->fi))
 		return -1;
+	if (!c->fixed && c->fmt == FT_FMT_TEXT)
+		ft_inst_print_source(&c->fi);
 	if (c->fixed) {
 		if (tune_setup_fixed(c))
 			return -1;

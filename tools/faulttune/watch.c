@@ -311,49 +311,6 @@ static uint32_t knob_size(void)
 	return ft_knob_read(FT_KNOB_PATH, &v) ? 0 : v;
 }
 
-/*
- * The window's events on or off.  The fallback enables two events of
- * the lock system, never the whole system (lockdep's lock_acquire is
- * in it), and its stacktrace trigger goes with them.
- */
-static int events_on(struct ft_inst *fi, int on)
-{
-	int i, r = 0;
-
-	/*
-	 * The kprobe recorder: its probes and waits are armed for the window
-	 * only.  A disarmed probe is out of the kernel's text, so between
-	 * windows neither the machine nor the hugetlb paths pay for it.
-	 * Each arming rewrites the probed instructions, which QEMU's
-	 * multi-threaded TCG does not always see at once (a stale
-	 * translation once ran into a freed ftrace trampoline): the tests
-	 * that watch on the kprobe recorder boot single-threaded TCG
-	 * (tests/check.sh), as kdeb-boot.sh does for jump labels.
-	 */
-	if (fi->kp) {
-		r = ft_kprobes_arm(fi->kp, fi->inst, on);
-		if (fi->evset == FT_EVS_CONTENTION)
-			return r ? -1 : 0;
-	}
-	if (fi->evset == FT_EVS_CONTENTION) {
-		if (on) {
-			ft_record_stack_trigger(fi);
-			r |= tracefs_event_enable(fi->inst, "lock", "contention_begin");
-			r |= tracefs_event_enable(fi->inst, "lock", "contention_end");
-		} else {
-			r |= tracefs_event_disable(fi->inst, "lock", "contention_begin");
-			r |= tracefs_event_disable(fi->inst, "lock", "contention_end");
-			tracefs_event_file_write(fi->inst, "lock", "contention_begin",
-						 "trigger", "!stacktrace");
-		}
-		return r ? -1 : 0;
-	}
-	for (i = 0; i < fi->nsys; i++)
-		r |= on ? tracefs_event_enable(fi->inst, fi->systems[i], NULL) :
-			tracefs_event_disable(fi->inst, fi->systems[i], NULL);
-	return r ? -1 : 0;
-}
-
 /* wait until t (monotonic), serving /metrics meanwhile */
 static void wait_until(struct watch_ctx *c, double t, int slice_ms)
 {
@@ -382,7 +339,7 @@ static int record_window(struct watch_ctx *c, uint64_t *lost)
 	cap = ft_capture_start(&c->fi, c->tmpfile);
 	if (!cap)
 		return -1;
-	if (events_on(&c->fi, 1) || tracefs_trace_on(c->fi.inst)) {
+	if (ft_inst_arm(&c->fi, 1) || tracefs_trace_on(c->fi.inst)) {
 		ft_err("watch: cannot turn the events on in %s", c->fi.name);
 		ret = -1;
 	} else {
@@ -407,7 +364,7 @@ static int record_window(struct watch_ctx *c, uint64_t *lost)
 	}
 	/* off first: the capture's last read must not see its own events */
 	tracefs_trace_off(c->fi.inst);
-	events_on(&c->fi, 0);
+	ft_inst_arm(&c->fi, 0);
 	if (ft_capture_finish(cap, &total))
 		return -1;
 	/* the per-CPU overrun counters add up over the instance's life */
@@ -715,7 +672,7 @@ int cmd_watch(int argc, char **argv)
 		goto fail;
 	c.have_inst = 1;
 	ft_opt_kprobe_env(&c.fi.kpo);
-	if (ft_inst_enable(&c.fi, 1) || events_on(&c.fi, 0))
+	if (ft_inst_enable(&c.fi) || ft_inst_arm(&c.fi, 0))
 		goto fail;
 	snprintf(c.fallback_marker, sizeof(c.fallback_marker), "%s",
 		 ft_record_fallback_marker(&c.fi));

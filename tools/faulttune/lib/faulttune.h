@@ -492,6 +492,9 @@ struct ft_inst {
 	int lock;			/* owner's flock on the instance dir */
 	struct ft_kprobes *kp;		/* the kprobe recorder's, NULL: none */
 	const char *kp_why;		/* kp NULL: why it could not be made */
+	/* ft_inst_enable(): the faulttune events the kernel has (0 for
+	 * --source=kprobe or contention, which do not look) */
+	int have_hugetlb, have_memtype;
 	/* set before ft_inst_enable(): the kprobe recorder's options */
 	struct ft_kprobe_opts {
 		const char *func;	/* the key on this function instead
@@ -501,8 +504,14 @@ struct ft_inst {
 	} kpo;
 };
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb);
-/* select.c: the recording source, its events enabled in fi */
-int ft_inst_enable(struct ft_inst *fi, int quiet);
+/*
+ * select.c: the recording source, its events enabled in fi; what it chose
+ * is in fi (evset, systems, kp or kp_why, have_*) for the command to say
+ * (ft_inst_print_source(), out.h)
+ */
+int ft_inst_enable(struct ft_inst *fi);
+/* select.c: those events on or off again (watch's windows); 0 or -1 */
+int ft_inst_arm(struct ft_inst *fi, int on);
 int ft_inst_marker(struct ft_inst *fi, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 char *ft_inst_file(struct ft_inst *fi, const char *file); /* tracefs_put_tracing_file */

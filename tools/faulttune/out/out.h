@@ -96,6 +96,9 @@ struct ft_sharing;
 void ft_advice_verdict(FILE *f, const struct ft_advice *adv,
 		       const struct ft_sharing *s);
 
+/* sourceprint.c: the source ft_inst_enable() chose, on stderr */
+void ft_inst_print_source(const struct ft_inst *fi);
+
 /* reportprint.c: report's options, set by its command line, and its output */
 struct ft_report_opts {
 	const char *file;

@@ -6,8 +6,10 @@
  * lock:contention_begin/end, else lock:contention alone; --source asks
  * for one (struct ft_inst's source) and is refused in one line where the
  * kernel cannot give it.  The one file of the record side that knows the
- * three sources (the read side's choice is ft_read_opts'): the instance
- * itself is tfs.c's, the probes kprobe.c's.
+ * three sources (the read side's choice is ft_read_opts'): it enables
+ * them, and arms and disarms them for watch's windows; the instance
+ * itself is tfs.c's, the probes kprobe.c's, and what was chosen is said
+ * by out/sourceprint.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +106,7 @@ static int enable_contention(struct ft_inst *fi)
 	       0 : -1;
 }
 
-int ft_inst_enable(struct ft_inst *fi, int quiet)
+int ft_inst_enable(struct ft_inst *fi)
 {
 	int h = have_system(fi, "hugetlb") &&
 		have_event(fi, "hugetlb", "hugetlb_fault_mutex_acquire_returned");
@@ -116,6 +118,8 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 	fi->kp_why = NULL;
 	if (fi->source == FT_SRC_KPROBE || fi->source == FT_SRC_CONTENTION)
 		h = m = 0;
+	fi->have_hugetlb = h;
+	fi->have_memtype = m;
 	if ((fi->source == FT_SRC_EVENTS || fi->source == FT_SRC_BOTH) && !h) {
 		ft_err("--source=%s: this kernel has no faulttune hugetlb events "
 		       "(hugetlb_fault_mutex_*)",
@@ -143,14 +147,6 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 		}
 		if (fi->source == FT_SRC_BOTH)
 			fi->systems[fi->nsys++] = "lock";
-		if (!quiet && !h)
-			ft_info("faulttune: no hugetlb fault mutex events (kernel "
-				"without the faulttune hugetlb tracepoint patch): "
-				"recording memtype only");
-		if (!quiet && !m)
-			ft_info("faulttune: no memtype events (no X86_PAT or kernel "
-				"without the memtype tracepoint patch): recording "
-				"hugetlb only");
 		return 0;
 	}
 	if (enable_contention(fi) == 0) {
@@ -163,60 +159,54 @@ int ft_inst_enable(struct ft_inst *fi, int quiet)
 				ft_err("--source=kprobe: %s", why);
 				return -1;
 			}
-			if (!quiet)
-				ft_info("faulttune: kprobe recorder not used: %s", why);
 		}
-		if (fi->kp) {
-			if (!quiet)
-				ft_info("faulttune: %srecording with kprobe events "
-					"(group %s) on %s and the table's unlocks at "
-					"%d call sites, and lock:contention_begin/end."
-					"\n  call sites seen: %s\n  not seen (their "
-					"acquisitions are missing): %s\n  unlocks "
-					"at: %s%s%s",
-					fi->source == FT_SRC_KPROBE ? "" :
-					"kernel without the faulttune tracepoints: ",
-					fi->kp->group, fi->kp->key_func,
-					fi->kp->nunlock, fi->kp->covered,
-					fi->kp->uncovered[0] ? fi->kp->uncovered :
-					"none", fi->kp->unlock_at,
-					fi->kp->unlock_uncovered[0] ?
-					"\n  releases not seen (their holds never "
-					"end): " : "", fi->kp->unlock_uncovered);
-			if (!quiet && fi->kp->key_callsites)
-				ft_info("  keys at its locking calls: %s (releases "
-					"that drop to wait: %s)", fi->kp->key_at,
-					fi->kp->drops[0] ? fi->kp->drops : "none");
-			if (!quiet && fi->kp->unlock_refused[0])
-				ft_info("  unlock sites the kernel refused a probe "
-					"at (their releases are not seen): %s",
-					fi->kp->unlock_refused);
-			if (!quiet && fi->kp->cal.done)
-				ft_info("  the probes' own cost inside a hold, "
-					"measured on %s: %llu ns from the key, "
-					"%llu per rehash, %llu from "
-					"contention_end; taken off each hold",
-					fi->kp->cal.path,
-					(unsigned long long)fi->kp->cal.key_unlock,
-					(unsigned long long)fi->kp->cal.key_key,
-					(unsigned long long)fi->kp->cal.end_unlock);
-			else if (!quiet)
-				ft_info("  %s", fi->kp->cal_why);
-			return 0;
-		}
-		if (!quiet)
-			ft_info("faulttune: kernel without the faulttune tracepoints "
-				"(hugetlb_fault_mutex_*, memtype_lock_*): falling back "
-				"to lock:contention_begin/end.\n"
-				"  can attribute: contended waits per lock, lock type, "
-				"caller and op (from a kernel stack per wait), fault "
-				"mutex bucket where the table can be found\n"
-				"  cannot attribute: (mapping, index), hold times, "
-				"collisions vs true sharing, what-if");
 		return 0;
 	}
 	ft_err("this kernel has neither the faulttune tracepoints (hugetlb, "
 	       "memtype) nor lock:contention_begin/end (Linux >= 5.19 with "
 	       "CONFIG_TRACEPOINTS)");
 	return -1;
+}
+
+/*
+ * The chosen source's events on or off, for watch's windows.  The fallback enables two events of
+ * the lock system, never the whole system (lockdep's lock_acquire is
+ * in it), and its stacktrace trigger goes with them.
+ */
+int ft_inst_arm(struct ft_inst *fi, int on)
+{
+	int i, r = 0;
+
+	/*
+	 * The kprobe recorder: its probes and waits are armed for the window
+	 * only.  A disarmed probe is out of the kernel's text, so between
+	 * windows neither the machine nor the hugetlb paths pay for it.
+	 * Each arming rewrites the probed instructions, which QEMU's
+	 * multi-threaded TCG does not always see at once (a stale
+	 * translation once ran into a freed ftrace trampoline): the tests
+	 * that watch on the kprobe recorder boot single-threaded TCG
+	 * (tests/check.sh), as kdeb-boot.sh does for jump labels.
+	 */
+	if (fi->kp) {
+		r = ft_kprobes_arm(fi->kp, fi->inst, on);
+		if (fi->evset == FT_EVS_CONTENTION)
+			return r ? -1 : 0;
+	}
+	if (fi->evset == FT_EVS_CONTENTION) {
+		if (on) {
+			ft_record_stack_trigger(fi);
+			r |= tracefs_event_enable(fi->inst, "lock", "contention_begin");
+			r |= tracefs_event_enable(fi->inst, "lock", "contention_end");
+		} else {
+			r |= tracefs_event_disable(fi->inst, "lock", "contention_begin");
+			r |= tracefs_event_disable(fi->inst, "lock", "contention_end");
+			tracefs_event_file_write(fi->inst, "lock", "contention_begin",
+						 "trigger", "!stacktrace");
+		}
+		return r ? -1 : 0;
+	}
+	for (i = 0; i < fi->nsys; i++)
+		r |= on ? tracefs_event_enable(fi->inst, fi->systems[i], NULL) :
+			tracefs_event_disable(fi->inst, fi->systems[i], NULL);
+	return r ? -1 : 0;
 }

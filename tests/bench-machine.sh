@@ -15,7 +15,7 @@
 #   contention	`faulttune record --source=contention`
 #   kprobe	`faulttune record --source=kprobe` (the default on a stock
 #		kernel): the key probe, the unlock call-site probes and
-#		lock:contention, filtered to the table
+#		lock:contention (filtered to the table)
 #   unlock-probe	what the kprobe recorder did before: a kprobe on
 #		mutex_unlock() itself, filtered to the table's range (made
 #		by hand here, as the old recorder made it), beside the same

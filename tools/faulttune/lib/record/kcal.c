@@ -20,10 +20,10 @@
  * kernel can optimize it, a jump), give per call the span of probe work
  * alone:
  *
- *   key_unlock  the key probe's shape (no filter, its fetchargs) on the
- *               entry, then the unlock probe's (its fetcharg, a
- *               two-compare filter) on the call of __task_pid_nr_ns():
- *               the cost inside a hold dated at the key probe;
+ *   key_unlock  the key probe's shape (its fetchargs, no filter) on the
+ *               entry, then the unlock probe's (its fetcharg, no filter)
+ *               on the call of __task_pid_nr_ns(): the cost inside a
+ *               hold dated at the key probe;
  *   key_key     key then key (on the callee's entry): inside a hold for
  *               each time the kernel hashes the held key again (stock's
  *               hugetlb_no_page());
@@ -64,13 +64,6 @@ static const struct {
 	{ "__x64_sys_getpid", "__task_pid_nr_ns", SYS_getpid },
 	{ "__x64_sys_getppid", "__task_pid_nr_ns", SYS_getppid },
 };
-
-/*
- * The unlock filter's two compares, true for any kernel address (4- and
- * 5-level paging): __task_pid_nr_ns()'s $arg1 is a task_struct
- */
-#define CAL_RANGE_LO	"0xff00000000000000"
-#define CAL_RANGE_HI	"0xffffffffffffffff"
 
 struct cal_pass {
 	int id_a, id_b, pid;
@@ -249,7 +242,7 @@ static void drop_probes(struct tracefs_instance *inst,
 
 /*
  * Three probes, armed twice: cal_a (the key's shape) on the entry, cal_b
- * (the unlock's shape and filter) on the call site, then cal_c (the key's
+ * (the unlock's shape) on the call site, then cal_c (the key's
  * shape) on the callee's entry.  Each arming rewrites the kernel's text,
  * the slow part (about 0.1 s each on the TCG guests), so cal_a stays
  * armed throughout and only its filter changes between the first two
@@ -258,8 +251,7 @@ static void drop_probes(struct tracefs_instance *inst,
 static const char *calibrate(struct ft_kcal *cal, const char *group,
 			     struct tracefs_instance *inst, int path,
 			     const char *site, const char *key_format,
-			     const char *unlock_format, const char *f_key,
-			     const char *f_unlock)
+			     const char *unlock_format, const char *f_key)
 {
 	static const char *const name[3] = { "cal_a", "cal_b", "cal_c" };
 	const char *const at[3] = {
@@ -274,9 +266,7 @@ static const char *calibrate(struct ft_kcal *cal, const char *group,
 	fail = make_probes(group, name, at, format, ev, &made, &tep, id);
 	if (fail)
 		goto out;
-	if (tracefs_event_file_write(inst, group, "cal_b", "filter",
-				     f_unlock) < 0 ||
-	    tracefs_event_enable(inst, group, "cal_a") ||
+	if (tracefs_event_enable(inst, group, "cal_a") ||
 	    tracefs_event_enable(inst, group, "cal_b")) {
 		fail = "cannot enable its probes";
 		goto out;
@@ -329,8 +319,7 @@ out:
 static const char *calibrate_site_key(struct ft_kcal *cal, const char *group,
 				      struct tracefs_instance *inst, int path,
 				      const char *site, const char *key_format,
-				      const char *unlock_format,
-				      const char *f_unlock)
+				      const char *unlock_format)
 {
 	static const char *const name[3] = { "cal_a", "cal_d", "cal_e" };
 	const char *const at[3] = {
@@ -346,9 +335,7 @@ static const char *calibrate_site_key(struct ft_kcal *cal, const char *group,
 	fail = make_probes(group, name, at, format, ev, &made, &tep, id);
 	if (fail)
 		goto out;
-	if (tracefs_event_file_write(inst, group, "cal_e", "filter",
-				     f_unlock) < 0 ||
-	    tracefs_event_enable(inst, group, "cal_d") ||
+	if (tracefs_event_enable(inst, group, "cal_d") ||
 	    tracefs_event_enable(inst, group, "cal_e")) {
 		fail = "cannot enable its probes";
 		goto out;
@@ -380,13 +367,11 @@ const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst
 	static char why[384];
 	const char *fail = "no getpid()/getppid() path with a call to "
 			   "__task_pid_nr_ns() in kallsyms";
-	char f_unlock[128], f_key[128], site[32];
+	char f_key[128], site[32];
 	uint64_t target, entry, call;
 	size_t i;
 
 	memset(&kp->cal, 0, sizeof(kp->cal));
-	snprintf(f_unlock, sizeof(f_unlock), "lock >= %s && lock < %s",
-		 CAL_RANGE_LO, CAL_RANGE_HI);
 	/* two compares that pass, on a field every event has */
 	snprintf(f_key, sizeof(f_key), "common_pid > 0 && common_pid < %d",
 		 (int)getpid() + 1);
@@ -397,11 +382,11 @@ const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst
 			continue;
 		snprintf(site, sizeof(site), "0x%llx", (unsigned long long)call);
 		fail = calibrate(&kp->cal, kp->group, inst, (int)i, site,
-				 key_format, unlock_format, f_key, f_unlock);
+				 key_format, unlock_format, f_key);
 		if (!fail && kp->key_callsites)
 			fail = calibrate_site_key(&kp->cal, kp->group, inst,
 						  (int)i, site, key_format,
-						  unlock_format, f_unlock);
+						  unlock_format);
 		if (!fail) {
 			snprintf(kp->cal.path, sizeof(kp->cal.path), "%s>%s",
 				 paths[i].entry, paths[i].callee);

@@ -23,8 +23,8 @@
  *   unlock   at each call of mutex_unlock() inside the functions that
  *            take the table's mutexes (the callers of the key function,
  *            or the patched kernel's unlock helper), the lock in %di,
- *            filtered in the kernel to the table's address range: the
- *            release;
+ *            not filtered in the kernel (the reader keeps the table's
+ *            address range): the release;
  *
  * and lock:contention_begin/end, enabled beside them, give the waits.
  *
@@ -562,7 +562,7 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	kp->stride = ft_mutex_stride(kp->base, kp->n, &from);
 	if (!kp->stride)
 		return "the fault mutex table's stride is not shown by "
-		       "/proc/kcore: the unlock probes cannot be filtered to it";
+		       "/proc/kcore: the releases cannot be told from others";
 	ks = ft_ksyms_load(NULL);
 	/* the tests' way to a function that is missing, blacklisted, ... */
 	test.func = o ? o->func : NULL;
@@ -649,13 +649,15 @@ int ft_kprobes_arm(struct ft_kprobes *kp, struct tracefs_instance *inst, int on)
 	if (!kp || !kp->nkey || !kp->nunlock || !!on == kp->armed)
 		return 0;
 	if (on && !kp->armed) {
-		range_filter(kp, "lock", filter, sizeof(filter));
-		if (tracefs_event_file_write(inst, kp->group, "unlock", "filter",
-					     filter) < 0)
-			return -1;
 		/*
-		 * lock:contention too: with lock debugging every mutex_lock()
-		 * of the machine has its pair, and only the table's are waits
+		 * Not the unlock probes: they sit at the hash's callers' calls
+		 * of mutex_unlock(), whose unlocks are all the table's in every
+		 * kernel seen, and the reader keeps only the table's (kpair.c's
+		 * in_table()).  A filter there costs each release about 120
+		 * instructions (bench.md, "What one probe hit costs").
+		 * lock:contention is filtered: with lock debugging every
+		 * mutex_lock() of the machine has its pair, and only the
+		 * table's are waits.
 		 */
 		range_filter(kp, "lock_addr", filter, sizeof(filter));
 		for (i = 0; i < 2; i++)

@@ -11,7 +11,7 @@
 #
 # Other targets: deps kernel kernel-stock kernel-norw kernel-systemd kernel-files series-check patches tool
 # selftests image vm mutation-check mutation-check-tool suite-table bench-programs
-# bench-resize bench-machine clean.
+# bench-resize bench-machine bench-probe-cost clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
 # a Debian package), kernel-deb (the patched kernel as Debian packages).
 # Guest knobs: VM_CPUS VM_MEM VM_HUGEPAGES VM_TIMEOUT VM_EXTRA KERNEL=patched|stock|norw
@@ -69,7 +69,7 @@ KCONFIG_7.3	:= $(KCONFIG_6.12) $(TOP)/kernel/config/7.3.config
 KCONFIG		:= $(KCONFIG_$(KVER))
 
 .PHONY: all deps kernel kernel-stock kernel-norw kernel-systemd kernel-files series-check patches tool selftests image vm run \
-	check check-long check-distro check-systemd mutation-check mutation-check-tool suite-table bench bench-programs bench-resize bench-machine clean install uninstall deb kernel-deb kernel-deb-boot \
+	check check-long check-distro check-systemd mutation-check mutation-check-tool suite-table bench bench-programs bench-resize bench-machine bench-probe-cost clean install uninstall deb kernel-deb kernel-deb-boot \
 	$(foreach v,$(KVERS),kernel-$(v) kernel-stock-$(v) selftests-$(v) image-$(v))
 
 all: kernel tool image
@@ -236,6 +236,11 @@ bench-resize: image-6.12 kernel-6.12
 # that never touches hugetlb (tests/bench-machine.sh; KVER as given)
 bench-machine: image kernel-stock
 	@$(KENV_$(KVER)) $(TOP)/tests/bench-machine.sh
+
+# section 18 of make bench on its own: what one kprobe event costs a hit,
+# part by part (tests/bench-probe-cost.sh; KVER as given)
+bench-probe-cost: image kernel-stock
+	@$(KENV_$(KVER)) $(TOP)/tests/bench-probe-cost.sh
 
 # section 13 of make bench on its own: tune on QEMU and stress-ng
 bench-programs: image-6.12 kernel-6.12

@@ -61,6 +61,11 @@
 #		-icount on the production-like stock kernel
 #		(tests/bench-machine.sh; BENCH_MACHINE=0 leaves it out; make
 #		bench-machine runs it alone); fails over its goal, 1.01x
+#  18 probe-cost	what one kprobe event costs a hit, part by part (a
+#		breakpoint, each argument, a filter, a jump, an ftrace
+#		site), and the floor that sets for any recorder of holds
+#		(tests/bench-probe-cost.sh; BENCH_PROBE=0 leaves it out; make
+#		bench-probe-cost runs it alone)
 #
 # Writes build/bench/bench.json, Documentation/bench.md and the plots
 # Documentation/bench/*.svg (gnuplot).  Knobs: BENCH_ROUNDS (3), VM_CPUS
@@ -209,3 +214,7 @@ fi
 # never touches hugetlb (issue 38); fails make bench when over its goal
 [ "${BENCH_MACHINE:-1}" = 0 ] || { "$top/tests/bench-machine.sh" > /dev/null &&
 	cat "$build/bench/machine.md" >> "$top/Documentation/bench.md"; } || exit 1
+
+# 18: what one kprobe event costs, part by part (issue 38)
+[ "${BENCH_PROBE:-1}" = 0 ] || { "$top/tests/bench-probe-cost.sh" > /dev/null &&
+	cat "$build/bench/probe-cost.md" >> "$top/Documentation/bench.md"; } || exit 1

@@ -378,6 +378,44 @@ if [ $kernel = patched ]; then
 fi
 
 # ---- the recommendation on this kernel's own source, for the host -----------
+# The holds that drop their mutex to wait: the owner's copy-on-write with
+# no page for the copy (hugetlb_wp() drops the mutex, unmaps the child's
+# pages and takes it again) and userfaultfd's MISSING fault (the hand-off
+# drops it before it waits).  On stock the key sits at the locking calls,
+# so a drop shows no rehash: its op comes from its release's site, which
+# record named in the marker (drops=); on the patched kernel from the
+# helper's argument.  ft_paths checks its own bytes; the counts are its
+# rounds times its pages, known before the run.
+# opacq OP FILE: the acquisitions of op OP in report --json's ops
+opacq() { tr '{' '\n' < "$2" | sed -n "s/^\"name\":\"$1\",\"acquisitions\":\([0-9]*\).*/\1/p" | head -n 1; }
+np=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null)
+if ! command -v ft_paths >/dev/null || [ "${np:-0}" -lt 1 ] || [ "$np" -gt 64 ]; then
+	skip "drops: the owner's copy-on-write and userfaultfd" "no ft_paths or not 1..64 free 2 MiB pages (${np:-none})"
+else
+	faulttune record --source=kprobe -o $W/wp.dat -- ft_paths wp 4 noresize >$W/wp.out 2>&1
+	rc=$?
+	faulttune report --json $W/wp.dat >$W/wp.json 2>/dev/null
+	wp=$(opacq wp $W/wp.json)
+	dn=$(grep -o '"drops_named":[0-9]*' $W/wp.json | cut -d: -f2)
+	[ $rc = 0 ] && [ "${wp:-0}" -ge $((4 * np)) ]
+	t $? "drops: the owner's copy-on-write, 4 rounds of $np pages: at least $((4 * np)) holds of op wp (rc=$rc, ${wp:-none})"
+	if [ $kernel = stock ]; then
+		[ "${dn:-0}" -ge $((4 * np)) ] && grep -q 'drop to wait: .*0x[0-9a-f]*:wp' $W/wp.out
+		t $? "  stock: named by their release's site in hugetlb_wp() (drops named ${dn:-none}; record lists a wp drop site)"
+	fi
+	faulttune record --source=kprobe -o $W/uf.dat -- ft_paths uffd 2 noresize >$W/uf.out 2>&1
+	rc=$?
+	faulttune report --json $W/uf.dat >$W/uf.json 2>/dev/null
+	uf=$(opacq userfault $W/uf.json)
+	if [ $kernel = stock ]; then
+		[ $rc = 0 ] && [ "${uf:-0}" -ge 8 ]
+		t $? "drops: userfaultfd, 2 rounds of 4 missing pages: at least 8 holds of op userfault, named by the hand-off's release (rc=$rc, ${uf:-none})"
+	else
+		[ $rc = 0 ]
+		t $? "drops: userfaultfd under the kprobe recorder (rc=$rc; op userfault ${uf:-none})"
+	fi
+fi
+
 # Recordings of each workload with the source this kernel has by itself:
 # the faulttune events on the patched kernel, the kprobe recorder on
 # stock.  tune --from all of them treats them as runs at the boot size,

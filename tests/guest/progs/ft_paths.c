@@ -29,6 +29,10 @@
  *   ft_paths fallocate ROUNDS	fallocate() of 4 pages, again over the
  *	present pages, faults on them from 2 threads, then a punch.
  *
+ * A last argument "noresize" runs the path alone, with no resizer and no
+ * watchdog: on a stock kernel, which has no knob, under the kprobe
+ * recorder (faulttune-kprobe.t: the drops named by their release's site).
+ *
  * Prints "resizes=N" and exits 0 when every round finished and every
  * check held, 1 on a failed check (named on stderr), 2 on a setup error,
  * 3 when the resizer did not complete a resize within 20 s of the end
@@ -433,14 +437,17 @@ static void run_fallocate(int rounds)
 int main(int argc, char **argv)
 {
 	pthread_t rz, wd;
-	int rounds;
+	int rounds, resize;
 
-	if (argc != 3 || (rounds = atoi(argv[2])) < 1) {
-		fprintf(stderr, "usage: ft_paths uffd|wp|wpgiga|memfd|fallocate ROUNDS\n");
+	/* noresize: the path alone, on a kernel without the knob (stock) */
+	resize = argc == 3;
+	if ((argc != 3 && (argc != 4 || strcmp(argv[3], "noresize"))) ||
+	    (rounds = atoi(argv[2])) < 1) {
+		fprintf(stderr, "usage: ft_paths uffd|wp|wpgiga|memfd|fallocate ROUNDS [noresize]\n");
 		return 2;
 	}
-	if (pthread_create(&rz, NULL, resizer, NULL) ||
-	    pthread_create(&wd, NULL, watchdog, NULL))
+	if (resize && (pthread_create(&rz, NULL, resizer, NULL) ||
+		       pthread_create(&wd, NULL, watchdog, NULL)))
 		fail("pthread_create");
 	if (!strcmp(argv[1], "uffd"))
 		run_uffd(rounds);
@@ -455,6 +462,8 @@ int main(int argc, char **argv)
 	else
 		return 2;
 	stop = 1;
+	if (!resize)
+		return 0;
 	pthread_join(rz, NULL);		/* the watchdog ends it if it hangs */
 	printf("resizes=%lu\n", resizes);
 	return 0;

@@ -388,9 +388,14 @@ fi
 # rounds times its pages, known before the run.
 # opacq OP FILE: the acquisitions of op OP in report --json's ops
 opacq() { tr '{' '\n' < "$2" | sed -n "s/^\"name\":\"$1\",\"acquisitions\":\([0-9]*\).*/\1/p" | head -n 1; }
+# hugetlb_wp()'s owner path needs the pool used up: 4 free pages for it
+NR=/proc/sys/vm/nr_hugepages
+nr=$(cat $NR)
+fr=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null)
+[ "${fr:-0}" -ge 8 ] && echo $((nr - fr + 4)) > $NR
 np=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null)
-if ! command -v ft_paths >/dev/null || [ "${np:-0}" -lt 1 ] || [ "$np" -gt 64 ]; then
-	skip "drops: the owner's copy-on-write and userfaultfd" "no ft_paths or not 1..64 free 2 MiB pages (${np:-none})"
+if ! command -v ft_paths >/dev/null || [ "${np:-0}" != 4 ]; then
+	skip "drops: the owner's copy-on-write and userfaultfd" "no ft_paths or not 4 free 2 MiB pages (${np:-none} of ${fr:-none})"
 else
 	faulttune record --source=kprobe -o $W/wp.dat -- ft_paths wp 4 noresize >$W/wp.out 2>&1
 	rc=$?
@@ -415,6 +420,7 @@ else
 		t $? "drops: userfaultfd under the kprobe recorder (rc=$rc; op userfault ${uf:-none})"
 	fi
 fi
+echo "$nr" > $NR
 
 # Recordings of each workload with the source this kernel has by itself:
 # the faulttune events on the patched kernel, the kprobe recorder on

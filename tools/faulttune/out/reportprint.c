@@ -307,16 +307,6 @@ static int plot(const char *file, struct ft_whatif_row *w, int n)
 	return ret;
 }
 
-static uint32_t recorded_size(const struct ft_analysis *a)
-{
-	int i;
-
-	for (i = 31; i >= 0; i--)
-		if (a->nbuckets_seen[i])
-			return a->nbuckets_seen[i];
-	return 0;
-}
-
 /* what the reader could not use, per CPU (only CPUs with something) */
 static void print_skips(FILE *f, const struct ft_analysis *a, int json)
 {
@@ -917,7 +907,7 @@ static void print_text(FILE *f, const struct rep *r)
 int ft_report_print(FILE *f, struct ft_analysis *a,
 		    const struct ft_report_opts *o)
 {
-	struct rep r = { .a = a, .o = o, .cur = recorded_size(a),
+	struct rep r = { .a = a, .o = o, .cur = ft_recorded_size(a),
 			 .fb = ft_consumer_state(a, &ft_fallback_consumer) };
 	int ret = 0, advice_nomem = 0;
 

@@ -232,6 +232,38 @@ static void test_resize_cost(void)
 	ft_analysis_free(&a);
 }
 
+/*
+ * report's table size is the table's at the end of the recording, as the
+ * advice's current size is: after a shrink, not the largest size seen
+ */
+static void test_report_table_size(void)
+{
+	struct ft_analysis a;
+	struct ft_event ev = { .lock = FT_LK_HUGETLB, .kind = FT_EV_RESIZE,
+			       .old_nbuckets = 16, .new_nbuckets = 8,
+			       .ts = 3000, .duration_ns = 100 };
+	struct ft_report_opts o = { .file = "x.dat", .top = 10,
+				     .fmt = FT_FMT_JSON };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ft_analysis_init(&a);
+	hold(&a, 1, 1000, 1000, 2000, 1, 1, 11, 16, FT_HOP_FAULT);
+	ft_analysis_feed(&a, &ev);
+	hold(&a, 2, 4000, 4000, 5000, 1, 2, 12, 8, FT_HOP_FAULT);
+	ft_analysis_finish(&a);
+	f = open_memstream(&out, &len);
+	EQ(ft_report_print(f, &a, &o), 0);
+	fclose(f);
+	CHECK(out && strstr(out, "\"table_size\":8,"),
+	      "report after a shrink to 8: table_size 8, not 16 (%.80s)",
+	      out && strstr(out, "\"table_size\"") ?
+	      strstr(out, "\"table_size\"") : "none");
+	free(out);
+	ft_analysis_free(&a);
+}
+
 static void test_pairing(void)
 {
 	struct ft_analysis a;
@@ -2017,6 +2049,7 @@ int main(void)
 	test_percentiles_big();
 	test_hist();
 	test_resize_cost();
+	test_report_table_size();
 	test_pairing();
 	test_classification();
 	test_whatif();

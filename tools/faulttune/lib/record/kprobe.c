@@ -258,16 +258,67 @@ static void lock_sites(const struct ft_ksyms *ks, uint64_t start,
 		}
 }
 
+/* code at "at" tail-calls handle_userfault() before any ret (c3) byte */
+static int tail_to_userfault(const struct ft_ksyms *ks, uint64_t at)
+{
+	unsigned char b[32];
+	const char *callee;
+	size_t span;
+
+	if (ft_kcore_read(at, b, sizeof(b)))
+		return 0;
+	for (span = 0; span < sizeof(b) - 5 && b[span] != 0xc3; span++)
+		;
+	return ft_kcall_next(ks, at, span, 1, &callee) &&
+	       !strcmp(callee, "handle_userfault");
+}
+
+/*
+ * The release at addr (a 5-byte call) hands the fault to userfaultfd:
+ * the next call after it is handle_userfault(), or before any call it
+ * jumps (e9 rel32, within 16 bytes) to code of its own function that
+ * tail-calls handle_userfault() before a return: an epilogue shared with
+ * the function's other exits, as hugetlb_no_page()'s on a 7.3 build with
+ * lock debugging.  The bytes are scanned, not decoded, as
+ * ft_kcall_next() scans them: what a jump reaches must itself end in the
+ * tail call, so a stray e9 byte almost never passes.
+ */
+static int hands_off(const struct ft_ksyms *ks, uint64_t addr)
+{
+	const char *callee = NULL, *func, *to_func;
+	uint64_t call, off, to;
+	unsigned char b[21];
+	size_t i, before;
+	int32_t rel;
+
+	call = ft_kcall_next(ks, addr + 5, 32, 1, &callee);
+	before = call ? call - (addr + 5) : 16;
+	func = ft_ksyms_func(ks, addr, &off);
+	if (func && !ft_kcore_read(addr + 5, b, sizeof(b)))
+		for (i = 0; i < before && i < 16; i++) {
+			if (b[i] != 0xe9)
+				continue;
+			memcpy(&rel, b + i + 1, 4);
+			to = addr + 5 + i + 5 + (int64_t)rel;
+			to_func = ft_ksyms_func(ks, to, &off);
+			if (to_func && !strcmp(to_func, func) &&
+			    tail_to_userfault(ks, to))
+				return 1;
+		}
+	return call && !strcmp(callee, "handle_userfault");
+}
+
 /*
  * The unlock sites that drop the mutex to wait, "0xaddr:op,..." into
  * kp->drops: those of hugetlb_wp() and hugetlb_handle_userfault(), or a
- * release followed by the call of handle_userfault() (the hand-off
- * inlined).  With the key at the locking call sites no rehash names them.
+ * release that hands the fault to handle_userfault() (the hand-off
+ * inlined: hands_off()).  With the key at the locking call sites no
+ * rehash names them.
  */
 static void find_drops(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 		       const struct kp_site *sites, int n)
 {
-	const char *func, *callee;
+	const char *func;
 	unsigned int op;
 	size_t len = 0;
 	uint64_t off;
@@ -277,8 +328,7 @@ static void find_drops(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 	for (i = 0; i < n; i++) {
 		func = ft_ksyms_func(ks, sites[i].addr, &off);
 		if (ft_kprobe_drop_op(func, &op)) {
-			if (!ft_kcall_next(ks, sites[i].addr + 5, 32, 1, &callee) ||
-			    strcmp(callee, "handle_userfault"))
+			if (!hands_off(ks, sites[i].addr))
 				continue;
 			op = FT_HOP_USERFAULT;
 		}

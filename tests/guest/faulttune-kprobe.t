@@ -416,7 +416,7 @@ else
 	[ $rc = 0 ] && [ "${wp:-0}" -ge $((4 * np)) ]
 	t $? "drops: the owner's copy-on-write, 4 rounds of $np pages, --source=$src: at least $((4 * np)) holds of op wp (rc=$rc, ${wp:-none})"
 	if [ $kernel = stock ]; then
-		[ "${dn:-0}" -ge $((4 * np)) ] && grep -q 'drop to wait: .*0x[0-9a-f]*:wp' $W/wp.out
+		[ "${dn:-0}" -ge $((4 * np)) ] && grep -Eq 'drop to wait: .*(hugetlb_wp[._a-z0-9]*[+]0x[0-9a-f]+|0x[0-9a-f]+):wp' $W/wp.out
 		t $? "  stock: named by their release's site in hugetlb_wp() (drops named ${dn:-none}; record lists a wp drop site)"
 	fi
 	faulttune record --source=$src -o $W/uf.dat -- ft_paths uffd 2 noresize >$W/uf.out 2>&1

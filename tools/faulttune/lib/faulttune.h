@@ -643,6 +643,7 @@ struct ft_kprobes {
 	int key_callsites;	/* the key is at call sites, not at the entry */
 	char key_at[512];	/* "caller+0xoff,..." its call sites */
 	char drops[256];	/* "0xaddr:op,...": unlock sites that drop */
+	char drops_at[512];	/* the same as "caller+0xoff:op,..." */
 	/* the unlock event: one probe per call site, appended to the first */
 	struct tracefs_dynevent *unlock[FT_KP_SITES];
 	int nunlock;

@@ -26,7 +26,7 @@ static void say_kprobes(const struct ft_inst *fi)
 	if (kp->key_callsites)
 		ft_info("  keys at its locking calls: %s (releases that drop "
 			"to wait: %s)", kp->key_at,
-			kp->drops[0] ? kp->drops : "none");
+			kp->drops_at[0] ? kp->drops_at : "none");
 	if (kp->unlock_refused[0])
 		ft_info("  unlock sites the kernel refused a probe at (their "
 			"releases are not seen): %s", kp->unlock_refused);

@@ -258,6 +258,20 @@ static void lock_sites(const struct ft_ksyms *ks, uint64_t start,
 		}
 }
 
+/* a probe's place: SYM+0xOFF where the symbol is unique, else its address */
+static void site_name(const struct ft_ksyms *ks, uint64_t addr, char *buf,
+		      size_t len)
+{
+	const char *func;
+	uint64_t off;
+
+	func = ft_ksyms_func(ks, addr, &off);
+	if (func && ft_ksyms_named(ks, func) == 1)
+		snprintf(buf, len, "%s+0x%llx", func, (unsigned long long)off);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+}
+
 /* code at "at" tail-calls handle_userfault() before any ret (c3) byte */
 static int tail_to_userfault(const struct ft_ksyms *ks, uint64_t at)
 {
@@ -319,12 +333,13 @@ static void find_drops(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 		       const struct kp_site *sites, int n)
 {
 	const char *func;
+	size_t len = 0, len_at = 0;
 	unsigned int op;
-	size_t len = 0;
+	char place[96];
 	uint64_t off;
 	int i;
 
-	kp->drops[0] = '\0';
+	kp->drops[0] = kp->drops_at[0] = '\0';
 	for (i = 0; i < n; i++) {
 		func = ft_ksyms_func(ks, sites[i].addr, &off);
 		if (ft_kprobe_drop_op(func, &op)) {
@@ -332,6 +347,9 @@ static void find_drops(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 				continue;
 			op = FT_HOP_USERFAULT;
 		}
+		site_name(ks, sites[i].addr, place, sizeof(place));
+		append(kp->drops_at, sizeof(kp->drops_at), &len_at, "%s%s:%s",
+		       len_at ? "," : "", place, ft_hop_name(op));
 		append(kp->drops, sizeof(kp->drops), &len, "%s0x%llx:%s",
 		       len ? "," : "", (unsigned long long)sites[i].addr,
 		       ft_hop_name(op));
@@ -423,20 +441,6 @@ static void range_filter(const struct ft_kprobes *kp, const char *field,
 	snprintf(buf, len, "%s >= 0x%llx && %s < 0x%llx", field,
 		 (unsigned long long)kp->base, field,
 		 (unsigned long long)(kp->base + (uint64_t)kp->n * kp->stride));
-}
-
-/* a probe's place: SYM+0xOFF where the symbol is unique, else its address */
-static void site_name(const struct ft_ksyms *ks, uint64_t addr, char *buf,
-		      size_t len)
-{
-	const char *func;
-	uint64_t off;
-
-	func = ft_ksyms_func(ks, addr, &off);
-	if (func && ft_ksyms_named(ks, func) == 1)
-		snprintf(buf, len, "%s+0x%llx", func, (unsigned long long)off);
-	else
-		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 }
 
 /*

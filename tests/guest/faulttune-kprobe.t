@@ -424,8 +424,15 @@ else
 	faulttune report --json $W/uf.dat >$W/uf.json 2>/dev/null
 	uf=$(opacq userfault $W/uf.json)
 	echo "# uffd ($src): $(tr '{' '\n' < $W/uf.json | grep '^"name":"[a-z]*","acquisitions"' | cut -d, -f1,2 | tr '\n' ' ')"
-	[ $rc = 0 ] && [ "${uf:-0}" -ge 8 ]
-	t $? "drops: userfaultfd, 2 rounds of 4 missing pages, --source=$src: at least 8 holds of op userfault (rc=$rc, ${uf:-none})"
+	# Debian's 6.1 refuses a probe at hugetlb_handle_userfault()'s
+	# release: record says so, and no hold of op userfault can end
+	if [ $src = kprobe ] && grep -q 'releases not seen (their holds never end): .*userfault' $W/uf.out; then
+		[ $rc = 0 ] && [ "${uf:-0}" = 0 ]
+		t $? "drops: userfaultfd, 2 rounds of 4 missing pages: the kernel refused the hand-off's release probe, record said so, and no hold is called userfault (rc=$rc, ${uf:-none})"
+	else
+		[ $rc = 0 ] && [ "${uf:-0}" -ge 8 ]
+		t $? "drops: userfaultfd, 2 rounds of 4 missing pages, --source=$src: at least 8 holds of op userfault (rc=$rc, ${uf:-none})"
+	fi
 fi
 echo "$nr" > $NR
 

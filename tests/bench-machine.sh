@@ -43,29 +43,13 @@
 # the kernel as in tests/bench-icount.sh.
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/kernel/scripts/kver.sh"
-build=$top/build
-[ "$KVER" = 6.12 ] || build=$top/build/$KVER
-out=$build/bench
-kfrag=$top/kernel/config/$KVER.config
-[ -f "$kfrag" ] || kfrag=
 ops=${BENCH_MACHINE_OPS:-20000}
 reps=${BENCH_MACHINE_REPS:-3}
 goal=${BENCH_MACHINE_GOAL:-1.01}
 die() { echo "bench-machine: $*" >&2; exit 1; }
-[ -r "$build/guest.cpio" ] || die "no guest image ${build#$top/}/guest.cpio (make KVER=$KVER image)"
-mkdir -p "$out"
-
+. "$(dirname "$0")/bench-env.sh"
 # the production-like stock kernel of bench-summary.sh, built if missing
-grep -v '^CONFIG_JUMP_LABEL=' "$top/kernel/config/base.config" > "$out/base-bench.config"
-[ -d "$build/stock/src" ] || make -s -C "$top" KVER="$KVER" "$build/stock/src.stamp" ||
-	die "no source tree build/stock/src"
-mkdir -p "$build/bench-stock"
-ln -sfn "$build/stock/src" "$build/bench-stock/src"
-"$top/kernel/scripts/build-kernel.sh" "$build/bench-stock" \
-	"$out/base-bench.config" "$top/kernel/config/bench.config" $kfrag ||
-	die "the production-like stock kernel does not build"
+bench_kernel stock
 
 guest="T=/sys/kernel/tracing
 cd /tmp

@@ -35,28 +35,11 @@
 # as in tests/bench-icount.sh.
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/kernel/scripts/kver.sh"
-build=$top/build
-[ "$KVER" = 6.12 ] || build=$top/build/$KVER
-out=$build/bench
-kfrag=$top/kernel/config/$KVER.config
-[ -f "$kfrag" ] || kfrag=
 faults=${BENCH_PROBE_FAULTS:-20000}
 reps=${BENCH_PROBE_REPS:-3}
 die() { echo "bench-probe-cost: $*" >&2; exit 1; }
-[ -r "$build/guest.cpio" ] || die "no guest image ${build#$top/}/guest.cpio (make KVER=$KVER image)"
-mkdir -p "$out"
-
-# the production-like stock kernel of bench-summary.sh, built if missing
-grep -v '^CONFIG_JUMP_LABEL=' "$top/kernel/config/base.config" > "$out/base-bench.config"
-[ -d "$build/stock/src" ] || make -s -C "$top" KVER="$KVER" "$build/stock/src.stamp" ||
-	die "no source tree build/stock/src"
-mkdir -p "$build/bench-stock"
-ln -sfn "$build/stock/src" "$build/bench-stock/src"
-"$top/kernel/scripts/build-kernel.sh" "$build/bench-stock" \
-	"$out/base-bench.config" "$top/kernel/config/bench.config" $kfrag ||
-	die "the production-like stock kernel does not build"
+. "$(dirname "$0")/bench-env.sh"
+bench_kernel stock
 
 # The call and an instruction before it, from the kernel's own text: the
 # last instruction that starts at least 5 bytes (a jump's length) before

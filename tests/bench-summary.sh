@@ -59,31 +59,16 @@
 # in tests/bench-icount.sh: 6.12 by default in build/, 7.3 in build/7.3/.
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/kernel/scripts/kver.sh"
-build=$top/build
-[ "$KVER" = 6.12 ] || build=$top/build/$KVER
-out=$build/bench
-kfrag=$top/kernel/config/$KVER.config
-[ -f "$kfrag" ] || kfrag=
 faults=${BENCH_SUMMARY_FAULTS:-20000}
 reps=${BENCH_SUMMARY_REPS:-3}
 kernels=${BENCH_SUMMARY_KERNELS:-stock patched}
 die() { echo "bench-summary: $*" >&2; exit 1; }
-[ -r "$build/guest.cpio" ] || die "no guest image ${build#$top/}/guest.cpio (make KVER=$KVER image)"
-mkdir -p "$out"
+. "$(dirname "$0")/bench-env.sh"
 
 # The production-like kernels of bench-icount.sh: the same trees and
 # object directories, so that either script builds them for both.
-grep -v '^CONFIG_JUMP_LABEL=' "$top/kernel/config/base.config" > "$out/base-bench.config"
 for k in $kernels; do
-	[ -d "$build/$k/src" ] || make -s -C "$top" KVER="$KVER" "$build/$k/src.stamp" ||
-		die "no source tree build/$k/src"
-	mkdir -p "$build/bench-$k"
-	ln -sfn "$build/$k/src" "$build/bench-$k/src"
-	"$top/kernel/scripts/build-kernel.sh" "$build/bench-$k" \
-		"$out/base-bench.config" "$top/kernel/config/bench.config" $kfrag ||
-		die "the production-like $k kernel does not build"
+	bench_kernel $k
 done
 
 guest="T=/sys/kernel/tracing

@@ -289,35 +289,36 @@ static int tail_to_userfault(const struct ft_ksyms *ks, uint64_t at)
 
 /*
  * The release at addr (a 5-byte call) hands the fault to userfaultfd:
- * the next call after it is handle_userfault(), or before any call it
- * jumps (e9 rel32, within 16 bytes) to code of its own function that
- * tail-calls handle_userfault() before a return: an epilogue shared with
- * the function's other exits, as hugetlb_no_page()'s on a 7.3 build with
- * lock debugging.  The bytes are scanned, not decoded, as
- * ft_kcall_next() scans them: what a jump reaches must itself end in the
- * tail call, so a stray e9 byte almost never passes.
+ * the next call after it is handle_userfault(), or before any call its
+ * first jump (e9 rel32, within 32 bytes) goes to code of its own function
+ * that tail-calls handle_userfault() before a return: an epilogue shared
+ * with the function's other exits, as hugetlb_no_page()'s on 7.3 (after
+ * a stack-protector check on Debian's build).  Only the first jump: what
+ * follows it is another block's.  The bytes are scanned, not decoded, as
+ * ft_kcall_next() scans them; what the jump reaches must itself end in
+ * the tail call, so a stray e9 byte almost never passes, and one that
+ * comes first only hides a hand-off.
  */
 static int hands_off(const struct ft_ksyms *ks, uint64_t addr)
 {
 	const char *callee = NULL, *func, *to_func;
 	uint64_t call, off, to;
-	unsigned char b[21];
+	unsigned char b[37];
 	size_t i, before;
 	int32_t rel;
 
 	call = ft_kcall_next(ks, addr + 5, 32, 1, &callee);
-	before = call ? call - (addr + 5) : 16;
+	before = call ? call - (addr + 5) : 32;
 	func = ft_ksyms_func(ks, addr, &off);
 	if (func && !ft_kcore_read(addr + 5, b, sizeof(b)))
-		for (i = 0; i < before && i < 16; i++) {
+		for (i = 0; i < before && i < 32; i++) {
 			if (b[i] != 0xe9)
 				continue;
 			memcpy(&rel, b + i + 1, 4);
 			to = addr + 5 + i + 5 + (int64_t)rel;
 			to_func = ft_ksyms_func(ks, to, &off);
-			if (to_func && !strcmp(to_func, func) &&
-			    tail_to_userfault(ks, to))
-				return 1;
+			return to_func && !strcmp(to_func, func) &&
+			       tail_to_userfault(ks, to);
 		}
 	return call && !strcmp(callee, "handle_userfault");
 }

@@ -163,20 +163,35 @@ else
 	echo "ok - the library's $(for o in "$@"; do case $o in lib/*) echo "$o" ;; esac; done | wc -l) objects call no printing, exit, signal, option or environment function (but: $(echo "$LIB_ALLOWED" | awk 'NF { print $1 }' | tr '\n' ' ' | sed 's/ $//'))"
 fi
 
-# nor does a library source include a header of a layer above it
-upinc=
-for o in "$@"; do
-	case $o in lib/*) ;; *) continue ;; esac
-	c=${o%.o}.c
-	[ -f "$c" ] || continue
-	h=$(grep -oE '^#include "(out|bench|builtin|watch|tune-local)\.h"' "$c" | tr '\n' ' ')
-	[ -n "$h" ] && upinc="$upinc $c: $h"
+# nor does a library source or header include a header of a layer above
+# it, or of the other folder of its own layer: each area declares its own
+# (issue #41), lib/event.h (the kernel's contract) is every area's, and
+# lib/faulttune.h, which gathers them all, is for the layers above only
+rank_of() {	# folder: its layer, 0 for lib/ itself
+	[ "$1" = lib ] && { echo 0; return; }
+	echo "$FOLDERS" | awk -v d="$1" '$2 == d { print $1 }'
+}
+badinc=
+for f in $(for o in "$@"; do case $o in lib/*) [ -f "${o%.o}.c" ] && echo "${o%.o}.c" ;; esac; done) \
+	 $(find lib -name '*.h' ! -path lib/faulttune.h | sort); do
+	d=$(dirname "$f")
+	r=$(rank_of "$d")
+	for h in $(sed -n 's/^#include "\(.*\)"$/\1/p' "$f"); do
+		where=$(for dir in lib lib/* out bench .; do
+			[ -f "$dir/$h" ] && { echo "$dir"; break; }; done)
+		if [ "$h" = faulttune.h ] || [ -z "$where" ]; then
+			badinc="$badinc $f:$h"; continue
+		fi
+		[ "$where" = "$d" ] && continue
+		hr=$(rank_of "$where")
+		[ -n "$hr" ] && [ "$hr" -lt "$r" ] || badinc="$badinc $f:$h"
+	done
 done
-if [ -n "$upinc" ]; then
-	echo "not ok - library sources that include a header of a higher layer:$upinc"
+if [ -n "$badinc" ]; then
+	echo "not ok - library files that include faulttune.h or a header of their layer's other folder or of a higher layer:$badinc"
 	fail=1
 else
-	echo "ok - no library source includes out.h, bench.h, builtin.h or a command's header"
+	echo "ok - every library file includes only its own area's headers and those below (never faulttune.h)"
 fi
 
 MAX_FILE=1200

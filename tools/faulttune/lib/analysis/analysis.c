@@ -17,7 +17,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "faulttune.h"
+#include "analysis.h"
 
 int ft_vec_push(struct ft_vec *vec, uint64_t x)
 {

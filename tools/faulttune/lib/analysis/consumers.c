@@ -17,7 +17,7 @@
  * that prints it.
  */
 #include <traceevent/event-parse.h>
-#include "faulttune.h"
+#include "analysis.h"
 
 int ft_consumer_register(struct ft_analysis *a,
 			 const struct ft_consumer_ops *ops, void *state)

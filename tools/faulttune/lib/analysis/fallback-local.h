@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "faulttune.h"
+#include "analysis.h"
+#include "kernel.h"
 
 enum fb_class { FB_OTHER, FB_FAULT_MUTEX, FB_MEMTYPE, FB_NR };
 

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "faulttune.h"
+#include "analysis.h"
 
 /* splitmix64's finaliser: a window's priority from its sequence number */
 static uint64_t prio_of(uint64_t seq)

@@ -28,7 +28,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "faulttune.h"
+#include "analysis.h"
 
 static int by_key_acq(const void *pa, const void *pb)
 {

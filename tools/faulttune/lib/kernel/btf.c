@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include "model.h"
+#include "kernel.h"
 
 #define BTF_MAGIC	0xeb9f
 

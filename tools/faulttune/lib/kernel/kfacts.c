@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "faulttune.h"
-#include "model.h"
+#include "event.h"
+#include "kernel.h"
 
 /*
  * Two words one stride apart in a table of idle mutexes hold the same

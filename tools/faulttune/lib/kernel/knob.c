@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "faulttune.h"
+#include "kernel.h"
 #include "knob.h"
 
 int ft_knob_read(const char *knob, uint32_t *v)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "faulttune.h"
+#include "kernel.h"
 
 struct ksym {
 	uint64_t addr;

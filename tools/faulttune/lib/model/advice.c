@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "kernel.h"
 #include "model.h"
 
 /* the table size at the end of a recording; 0 if it has no hugetlb events */

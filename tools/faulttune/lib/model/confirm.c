@@ -21,7 +21,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "faulttune.h"
 #include "confirm.h"
 
 /* the CPUs the runs kept busy: at 90% of them they are CPU-bound */

@@ -9,7 +9,8 @@
 #define FAULTTUNE_KPAIR_LOCAL_H
 
 #include <stdint.h>
-#include "faulttune.h"
+#include "kernel.h"
+#include "reader.h"
 
 #define KP_QUEUE	16		/* a task's holds awaiting their summary */
 

@@ -13,7 +13,8 @@
 #include <sys/types.h>
 #include <trace-cmd/trace-cmd.h>
 #include <traceevent/event-parse.h>
-#include "faulttune.h"
+#include "kernel.h"
+#include "reader.h"
 
 struct ft_evdesc {
 	int id;

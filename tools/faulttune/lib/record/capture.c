@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <tracefs.h>
-#include "faulttune.h"
+#include "record.h"
 
 struct ft_capture {
 	struct ft_inst *fi;

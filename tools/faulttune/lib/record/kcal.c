@@ -47,7 +47,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <tracefs.h>
-#include "faulttune.h"
+#include "record.h"
 
 #define CAL_CALLS	1000
 #define CAL_MIN_PAIRS	100

@@ -59,7 +59,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <tracefs.h>
-#include "faulttune.h"
+#include "record.h"
 
 /* the probed functions, best first; args as kprobe fetchargs */
 static const struct ft_kp_key {

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <tracefs.h>
-#include "faulttune.h"
+#include "record.h"
 
 static int have_system(struct ft_inst *fi, const char *sys)
 {

@@ -25,7 +25,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include <tracefs.h>
-#include "faulttune.h"
+#include "record.h"
 
 /* set by the commands' signal handler: the library stops at the next poll */
 volatile int ft_stop;

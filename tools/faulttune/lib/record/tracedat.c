@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <tracefs.h>
-#include "faulttune.h"
+#include "record.h"
 
 /* option ids of trace-cmd's file format */
 #define OPT_DONE	0

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "faulttune.h"
+#include "event.h"
+#include "util.h"
 
 /* ---- u64 map ---- */
 

@@ -13,7 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "faulttune.h"
+#include "util.h"
 
 #define SUB_SHIFT 6
 #define SUB (1u << SUB_SHIFT)

@@ -10,7 +10,7 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "faulttune.h"
+#include "util.h"
 
 #ifdef FT_KERNEL_JHASH
 #include <linux/types.h>

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "faulttune.h"
+#include "util.h"
 
 /*
  * Messages go to stderr after whatever stdout holds: with both sent to one

@@ -7,7 +7,44 @@
 #ifndef FT_MODEL_H
 #define FT_MODEL_H
 
-#include "faulttune.h"
+#include "analysis.h"
+
+struct ft_whatif_row {
+	uint32_t size;
+	uint64_t collisions, sharing;
+	uint64_t coll_wait_ns, share_wait_ns;
+	uint64_t mem_bytes;
+};
+
+struct ft_model;
+
+/*
+ * split.c: the kept holds into the model: one run, or a run per kept window; each
+ * with what it measured at size, the table size it ran at (0: unknown)
+ */
+int ft_sample_add_runs(const struct ft_analysis *a, struct ft_model *m,
+		       uint32_t size);
+/*
+ * split.c too: the holds as up to max_parts runs, cut where no hold is in
+ * flight, each at least FT_SPLIT_HOLDS_MIN holds; a sampled recording as
+ * its windows (ft_sample_add_runs()).  ft_split_parts(): how many.
+ */
+#define FT_SPLIT_HOLDS_MIN	64
+int ft_split_add_runs(const struct ft_analysis *a, struct ft_model *m,
+		      uint32_t size, int max_parts);
+int ft_split_parts(size_t nholds, int max_parts);
+
+/*
+ * What-if replay of the recorded hashes (whatif.c): rows for sizes 1, 2,
+ * 4 .. max_size; caller frees.  Returns the number of rows or -1.  Sorts
+ * a->holds by acquisition: the contention model, which numbers keys in
+ * the recorded order, must have its holds before.
+ */
+int ft_whatif(struct ft_analysis *a, uint32_t max_size,
+	      struct ft_whatif_row **rows);
+
+/* bytes of one struct mutex on x86_64 without debug options */
+#define FT_MUTEX_BYTES 32
 
 /* seed of the model's hash draws: fixed, so equal input gives equal output */
 #define FT_MODEL_SEED	0x66746d6f64656cULL

@@ -172,6 +172,8 @@ TRACE_EVENT(hugetlb_fault_mutex_hold,
 		  __entry->contended, __entry->wait_ns, __entry->hold_ns)
 );
 
+/* Only debugfs resizes the table: without it there is nothing to report. */
+#ifdef CONFIG_DEBUG_FS
 TRACE_EVENT(hugetlb_fault_mutex_resize,
 
 	TP_PROTO(u32 old_nbuckets, u32 new_nbuckets, u64 duration_ns,
@@ -197,6 +199,7 @@ TRACE_EVENT(hugetlb_fault_mutex_resize,
 		  __entry->old_nbuckets, __entry->new_nbuckets,
 		  __entry->duration_ns, __entry->result)
 );
+#endif /* CONFIG_DEBUG_FS */
 
 #endif /* _TRACE_HUGETLB_H */
 

@@ -42,13 +42,6 @@
 # (8M), BENCH_ICOUNT_LOOKUP_PASSES (5).
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/kernel/scripts/kver.sh"
-build=$top/build
-[ "$KVER" = 6.12 ] || build=$top/build/$KVER
-out=$build/bench
-kfrag=$top/kernel/config/$KVER.config
-[ -f "$kfrag" ] || kfrag=
 faults=${BENCH_ICOUNT_FAULTS:-20000}
 reps=${BENCH_ICOUNT_REPS:-3}
 kinds=${BENCH_ICOUNT_KERNELS:-bench debug}
@@ -61,8 +54,7 @@ for v in $variants; do
 done
 [[ " $variants " == *" stock "* && " $variants " == *" patched "* ]] ||
 	die "BENCH_ICOUNT_VARIANTS must name stock and patched, not '$variants'"
-[ -r "$build/guest.cpio" ] || die "no guest image ${build#$top/}/guest.cpio (make KVER=$KVER image)"
-mkdir -p "$out"
+. "$(dirname "$0")/bench-env.sh"
 
 # The series without its last patch: the Makefile's target for 6.12; for
 # another kernel its tree, prepared as the Makefile prepares the others,

@@ -15,6 +15,11 @@
 # the hash, the bucket and contended must agree; waits and holds are
 # compared (their differences printed).  The what-if tables from either
 # source of that one run must agree from the run's table size up.
+#
+# The stock kernel, without faulttune.kprobe=quick: a live tune --
+# COMMAND of each workload must give what tune --from of that workload's
+# recordings gives (the same pick, or overlapping sizes it cannot
+# separate), and leave nothing behind.
 T=/sys/kernel/tracing
 W=/tmp/ft-kprobe.$$
 . "$(dirname "$0")/lib.sh"
@@ -503,6 +508,22 @@ for w in builtin qemu; do
 	[ -n "$r" ] && [ -n "$ins" ]
 	t $? "$w: a recommendation ($r) and the sizes tune cannot separate from it (${ins:-none})"
 	echo "# kprobe-agree: $w $kernel $label recommended=${r:-none} inseparable=${ins:-none} settled=${set:-?}"
+	if [ $kernel = stock ]; then
+		# tune -- COMMAND live, as a user on this kernel starts: the same
+		# recorder probing the same workload until its pick settles (10
+		# active runs) or 20 runs, no warm-up (the recordings had none)
+		faulttune tune -W 0 -B 20 --budget-time 900 --json -- "$@" >$W/gl.json 2>$W/g.err
+		rc=$?
+		[ $rc = 0 ] || sed 's/^/# /' $W/g.err
+		rl=$(jnum recommended $W/gl.json)
+		il=$(sed -n 's/.*"inseparable":\[\([0-9,]*\)\].*/\1/p' $W/gl.json)
+		nl=$(sed -n 's/.*"settled":{[^}]*"runs":\([0-9]*\),.*/\1/p' $W/gl.json)
+		echo "# $w: live tune -- COMMAND: ${rl:-none} (${il:-none}) from ${nl:-?} active runs; tune --from the $i recordings: ${r:-none} (${ins:-none})"
+		[ $rc = 0 ] && [ -n "$r" ] && [ -n "$rl" ] && { [ "$r" = "$rl" ] || overlap "$ins" "$il"; }
+		t $? "$w: live tune -- COMMAND's recommendation (${rl:-none}) equals tune --from's of the recordings (${r:-none}) or their inseparable sizes overlap"
+		[ "$(ours)" = 0 ] && [ "$(insts)" = 0 ]
+		t $? "$w: after the live tune no faulttune_ kprobe, no faulttune- instance"
+	fi
 	[ $src = both ] || continue
 	faulttune tune --from $files --source=kprobe --json >$W/gk.json 2>$W/g.err
 	t $? "$w: tune --from the same $i, the kprobe recorder's side"

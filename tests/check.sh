@@ -579,22 +579,31 @@ knob=/sys/kernel/debug/hugetlb/num_fault_mutexes
 # the value was refused or not: only the refusal's own words count.
 refused() {	# VALUE LOG
 	grep -v 'Command line:' "$2" |
-		grep -qF "HugeTLB: hugetlb_fault_mutexes=$1 is not a power of two in [1, 65536], using the default"
+		grep -qF "HugeTLB: hugetlb_fault_mutexes=$1 is not a number in [1, 65536], using the default"
 }
 bootparam() {	# PREFIX KERNEL
 	local pre=$1 kernel=$2 lab=${1%/}${1:+-} default got v l bad
 	VM_APPEND="hugetlb_fault_mutexes=128" vm ${lab}bootparam-good $kernel "cat $knob"
 	check "${pre}boot: hugetlb_fault_mutexes=128 sets the table to 128" grep -qx 128 "$logs/${lab}bootparam-good.log"
+	# A number that is not a power of two is rounded up to one, and the
+	# log says so (the knob refuses it: kernel-knob.t)
+	l=${lab}bootparam-round
+	VM_APPEND="hugetlb_fault_mutexes=100" vm $l $kernel "cat $knob; dmesg | grep -i hugetlb_fault_mutexes"
+	got=$(head -1 "$logs/$l.log")
+	sed 's/^/# /' "$logs/$l.log"
+	check "${pre}boot: hugetlb_fault_mutexes=100 is rounded up to 128 (got $got)" [ "$got" = 128 ]
+	check "${pre}boot: hugetlb_fault_mutexes=100: the kernel log says it was rounded up to 128" \
+		eval 'grep -v "Command line:" "$logs/$l.log" | grep -qF "HugeTLB: hugetlb_fault_mutexes=100 rounded up to 128, a power of two"'
 	# The default is roundup_pow_of_two(8 * possible CPUs); the guest has
 	# VM_CPUS (4 unless set: 32, not the 16 a hex reading of 0x10 gives).
 	default=$(python3 -c "n = 8 * ${VM_CPUS:-4}; print(1 << (n - 1).bit_length())")
-	# What the parser refuses, one boot each (a boot parameter): not a
-	# power of two, 0, above the maximum (65536), not a number, more
-	# digits than any u32 (it would wrap in a careless parser), and a
-	# base prefix (kstrtouint(s, 0) would read 16).
+	# What the parser refuses, one boot each (a boot parameter): 0, above
+	# the maximum (65536), not a number, more digits than any u32 (it
+	# would wrap in a careless parser), and a base prefix (kstrtouint(s, 0)
+	# would read 16).
 	# 7.3's parser is 6.12's, line for line: one bad value there
-	bad="3 0 131072 abc 99999999999999999999 0x10"
-	[ -n "$pre" ] && bad=3
+	bad="0 131072 abc 99999999999999999999 0x10"
+	[ -n "$pre" ] && bad=0
 	for v in $bad; do
 		l=${lab}bootparam-bad-$v
 		VM_APPEND="hugetlb_fault_mutexes=$v" vm $l $kernel "cat $knob; dmesg | grep -i hugetlb_fault_mutexes"

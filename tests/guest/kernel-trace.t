@@ -112,14 +112,19 @@ if [ -r $KNOB ]; then
 else
 	skip "nbuckets equals the knob" "no $KNOB"
 fi
-badb=0
-tot=0
-for l in $(sed -n 's/.*hugetlb_fault_mutex_.* hash=\(0x[0-9a-f]*\) bucket=\([0-9]*\) nbuckets=\([0-9]*\) .*/\1:\2:\3/p' /tmp/tr.$$); do
-	h=${l%%:*}; r=${l#*:}; b=${r%%:*}; nb=${r#*:}
-	tot=$((tot + 1))
-	[ $((h & (nb - 1))) -eq "$b" ] || badb=$((badb + 1))
-done
-check "bucket == hash & (nbuckets - 1) for all $tot events" [ $tot -gt 0 -a $badb -eq 0 ]
+# The full hash is a field of the raw record that the text leaves out: a
+# hist trigger reads it from the raw records, with the bucket and the
+# table size beside it.  $N pages, $N keys (the truncate at exit takes the
+# same ones again).
+A=$I/events/hugetlb/hugetlb_fault_mutex_start_locking
+echo 'hist:keys=hash,bucket,nbuckets' > $A/trigger
+run_traced ft_hugetlb fault $N
+set -- $(sed -n 's/^{ hash: *\([0-9]*\), bucket: *\([0-9]*\), nbuckets: *\([0-9]*\) }.*/\1 \2 \3/p' $A/hist |
+	awk '{ if ($1 % $3 == $2) g++; else b++ } END { print g + 0, b + 0 }')
+echo '!hist:keys=hash,bucket,nbuckets' > $A/trigger
+check "bucket == hash & (nbuckets - 1) in the raw records, for all $1 keys of $N pages ($2 do not)" [ "$1" -ge $N -a "$2" = 0 ]
+c=$(grep -c 'hugetlb_fault_mutex_[a-z_]*: .* hash=' /tmp/tr.$$)
+check "the text prints no hash ($c events do)" [ "$c" = 0 ]
 
 # --- every other op appears when its path runs ------------------------------
 run_traced ft_hugetlb fallocate 4
@@ -173,9 +178,12 @@ echo '!hist:keys=bucket:vals=hitcount,wait_ns' > $A/trigger
 echo '!hist:keys=op:vals=hitcount,hold_ns' > $R/trigger
 
 # --- the summary: hugetlb_fault_mutex_hold, one event after each unlock -----------
-# Every field of every event checked: the hex widths of mapping and hash,
-# bucket against hash and nbuckets, nbuckets against the knob, the op, and
-# contended, wait_ns and hold_ns as numbers with hold_ns > 0.
+# Every field of every event checked: mapping as a hashed pointer (%p with
+# the default hash-ptr option: 32 bits, zero-padded to 16 hex digits, where
+# a kernel address has no leading zeros), no hash in the text, bucket below
+# nbuckets, nbuckets against the knob, the op, and contended, wait_ns and
+# hold_ns as numbers with hold_ns > 0.  The raw record's hash against the
+# bucket: trace-cmd report -R below.
 for e in start_locking acquire_returned released; do
 	echo 0 > $I/events/hugetlb/hugetlb_fault_mutex_$e/enable
 done
@@ -183,18 +191,20 @@ echo 1 > $I/events/hugetlb/hugetlb_fault_mutex_hold/enable
 nb=$(cat $KNOB 2>/dev/null)
 hold_fields() { # op -> bad lines among the hold events of /tmp/tr.$$, "good bad"
 	good=0 bad=0
-	while read -r m i h b n o c w hd; do
-		if [ "${m#mapping=0x}" != "$m" ] && [ "${i#index=}" != "$i" ] &&
-		   [ ${#h} = 15 ] && [ "${h#hash=0x}" != "$h" ] &&
+	while read -r m i b n o c w hd x; do
+		hp=${m#mapping=00000000}
+		if [ ${#m} = 24 ] && [ "$hp" != "$m" ] && printf '%s\n' "$hp" | grep -qx '[0-9a-f]\{8\}' &&
+		   [ "${i#index=}" != "$i" ] && [ "${b#bucket=}" != "$b" ] &&
 		   [ "${n#nbuckets=}" = "${nb:-${n#nbuckets=}}" ] &&
-		   [ $(( ${h#hash=} & (${n#nbuckets=} - 1) )) = "${b#bucket=}" ] &&
+		   [ "${b#bucket=}" -lt "${n#nbuckets=}" ] 2>/dev/null &&
 		   [ "$o" = "op=$1" ] &&
 		   { [ "$c" = contended=0 ] || [ "$c" = contended=1 ]; } &&
-		   [ "${w#wait_ns=}" -ge 0 ] 2>/dev/null && [ "${hd#hold_ns=}" -gt 0 ] 2>/dev/null; then
+		   [ "${w#wait_ns=}" -ge 0 ] 2>/dev/null && [ "${hd#hold_ns=}" -gt 0 ] 2>/dev/null &&
+		   [ -z "$x" ]; then
 			good=$((good + 1))
 		else
 			bad=$((bad + 1))
-			echo "# bad: $m $i $h $b $n $o $c $w $hd" >&2
+			echo "# bad: $m $i $b $n $o $c $w $hd $x" >&2
 		fi
 	done <<EOF
 $(sed -n "s/.*hugetlb_fault_mutex_hold: \(.* op=$1 .*\)/\1/p" /tmp/tr.$$)
@@ -204,6 +214,12 @@ EOF
 run_traced ft_hugetlb fault $N
 set -- $(hold_fields fault)
 check "summary only: $N faults give $N hold events, op=fault, every field well-formed ($1 good, $2 bad)" [ "$1" -eq $N -a "$2" -eq 0 ]
+# the text hashes the mapping (one file, one hashed value) and prints no
+# hash, with which and the index the pointer could be found again
+c=$(sed -n 's/.*hugetlb_fault_mutex_hold: mapping=\([0-9a-f]*\) .* op=fault .*/\1/p' /tmp/tr.$$ | sort -u | wc -l)
+h=$(grep -c 'hugetlb_fault_mutex_hold: .* hash=' /tmp/tr.$$)
+check "summary: the text prints one hashed mapping for the one file ($c) and no hash ($h events do)" \
+	[ "$c" = 1 -a "$h" = 0 ]
 c=$(grep -c "hugetlb_fault_mutex_\(start_locking\|acquire_returned\|released\):" /tmp/tr.$$)
 check "summary only: no step event recorded ($c)" [ "$c" -eq 0 ]
 grep hugetlb_fault_mutex_hold: /tmp/tr.$$ | head -2 | sed 's/^/# /'
@@ -362,11 +378,21 @@ if command -v trace-cmd > /dev/null; then
 	if trace-cmd record -q -o /tmp/ft.dat -e hugetlb:hugetlb_fault_mutex_hold ft_hugetlb fault 4 > /tmp/tc.$$ 2>&1 &&
 	   trace-cmd report -i /tmp/ft.dat > /tmp/tcr.$$ 2>&1; then
 		# the faults, then the truncate at exit (op=punch)
-		c=$(grep -cE " hugetlb_fault_mutex_hold: +mapping=0x[0-9a-f]+ index=[0-9]+ hash=0x[0-9a-f]{8} bucket=[0-9]+ nbuckets=${nb:-[0-9]+} op=(fault|punch) contended=[01] wait_ns=[0-9]+ hold_ns=[1-9][0-9]*$" /tmp/tcr.$$)
+		# trace-cmd's %p is the raw pointer (libtraceevent does not hash)
+		c=$(grep -cE " hugetlb_fault_mutex_hold: +mapping=0x[0-9a-f]{16} index=[0-9]+ bucket=[0-9]+ nbuckets=${nb:-[0-9]+} op=(fault|punch) contended=[01] wait_ns=[0-9]+ hold_ns=[1-9][0-9]*$" /tmp/tcr.$$)
 		f=$(grep -c "hugetlb_fault_mutex_hold: .* op=fault " /tmp/tcr.$$)
 		a=$(grep -c "hugetlb_fault_mutex_" /tmp/tcr.$$)
-		check "trace-cmd report prints hugetlb_fault_mutex_hold with every field ($c of $a events, $f faults)" [ "$f" -ge 4 -a "$c" = "$a" ]
+		check "trace-cmd report prints hugetlb_fault_mutex_hold with every printed field ($c of $a events, $f faults)" [ "$f" -ge 4 -a "$c" = "$a" ]
 		grep hugetlb_fault_mutex_hold /tmp/tcr.$$ | head -2 | sed 's/^/# /'
+		# the raw record (-R: every field, numbers as recorded) keeps
+		# the full hash, which the text leaves out: the bucket is its
+		# low bits
+		trace-cmd report -R -i /tmp/ft.dat > /tmp/tcr.$$ 2>&1
+		set -- $(sed -n 's/.* hash=\([0-9]*\) bucket=\([0-9]*\) nbuckets=\([0-9]*\) .*/\1 \2 \3/p' /tmp/tcr.$$ |
+			awk '{ if ($1 % $3 == $2) g++; else b++ } END { print g + 0, b + 0 }')
+		check "trace-cmd report -R: the raw record's hash gives every bucket (hash & (nbuckets - 1): $1 match, $2 do not)" \
+			[ "$1" -ge 4 -a "$2" = 0 ]
+		grep hugetlb_fault_mutex_hold /tmp/tcr.$$ | head -1 | sed 's/^/# /'
 	else
 		nok "trace-cmd record -e hugetlb:hugetlb_fault_mutex_hold"
 		sed 's/^/# /' /tmp/tc.$$ /tmp/tcr.$$ 2>/dev/null | tail -5

@@ -14,7 +14,10 @@
  * truncate, memfd pinning and UFFDIO_COPY on one huge page of a file.
  * The events record the full 32-bit hash of (mapping, index) as well as
  * the bucket it selected, so that a recording can be re-bucketed offline
- * for any table size: bucket == hash & (nbuckets - 1).
+ * for any table size: bucket == hash & (nbuckets - 1).  The text output
+ * prints mapping as a hashed pointer and leaves the hash out, since with a
+ * known index the hash gives the pointer back; tools read both from the
+ * raw record.
  */
 #define show_hugetlb_fault_op(op)					\
 	__print_symbolic(op,						\
@@ -51,8 +54,8 @@ TRACE_EVENT(hugetlb_fault_mutex_start_locking,
 		__entry->op = op;
 	),
 
-	TP_printk("mapping=0x%lx index=%lu hash=0x%08x bucket=%u nbuckets=%u op=%s",
-		  __entry->mapping, __entry->index, __entry->hash,
+	TP_printk("mapping=%p index=%lu bucket=%u nbuckets=%u op=%s",
+		  (void *)__entry->mapping, __entry->index,
 		  __entry->bucket, __entry->nbuckets,
 		  show_hugetlb_fault_op(__entry->op))
 );
@@ -86,8 +89,8 @@ TRACE_EVENT(hugetlb_fault_mutex_acquire_returned,
 		__entry->wait_ns = wait_ns;
 	),
 
-	TP_printk("mapping=0x%lx index=%lu hash=0x%08x bucket=%u nbuckets=%u op=%s contended=%u wait_ns=%llu",
-		  __entry->mapping, __entry->index, __entry->hash,
+	TP_printk("mapping=%p index=%lu bucket=%u nbuckets=%u op=%s contended=%u wait_ns=%llu",
+		  (void *)__entry->mapping, __entry->index,
 		  __entry->bucket, __entry->nbuckets,
 		  show_hugetlb_fault_op(__entry->op),
 		  __entry->contended, __entry->wait_ns)
@@ -120,8 +123,8 @@ TRACE_EVENT(hugetlb_fault_mutex_released,
 		__entry->hold_ns = hold_ns;
 	),
 
-	TP_printk("mapping=0x%lx index=%lu hash=0x%08x bucket=%u nbuckets=%u op=%s hold_ns=%llu",
-		  __entry->mapping, __entry->index, __entry->hash,
+	TP_printk("mapping=%p index=%lu bucket=%u nbuckets=%u op=%s hold_ns=%llu",
+		  (void *)__entry->mapping, __entry->index,
 		  __entry->bucket, __entry->nbuckets,
 		  show_hugetlb_fault_op(__entry->op), __entry->hold_ns)
 );
@@ -165,8 +168,8 @@ TRACE_EVENT(hugetlb_fault_mutex_hold,
 		__entry->contended = contended;
 	),
 
-	TP_printk("mapping=0x%lx index=%lu hash=0x%08x bucket=%u nbuckets=%u op=%s contended=%u wait_ns=%llu hold_ns=%llu",
-		  __entry->mapping, __entry->index, __entry->hash,
+	TP_printk("mapping=%p index=%lu bucket=%u nbuckets=%u op=%s contended=%u wait_ns=%llu hold_ns=%llu",
+		  (void *)__entry->mapping, __entry->index,
 		  __entry->bucket, __entry->nbuckets,
 		  show_hugetlb_fault_op(__entry->op),
 		  __entry->contended, __entry->wait_ns, __entry->hold_ns)

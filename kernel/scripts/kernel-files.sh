@@ -7,7 +7,7 @@
 # guide, the selftest) have one source: the patch series, where each is
 # created by the patch that first needs it and changed by later ones, as
 # the mm list reviews them.  The copies at their kernel paths at the top of
-# this repository (include/, tools/testing/, Documentation/admin-guide/,
+# this repository (include/, arch/, tools/testing/, Documentation/admin-guide/,
 # Documentation/trace/) are for readers and grep, and must show the kernel
 # as the whole series leaves it.
 #
@@ -55,7 +55,7 @@ else
 fi
 primary=$top/kernel/patches	# the series whose files the top-level copies are
 # where the top-level copies live: every file under these is a kernel file
-dirs="include tools/testing Documentation/admin-guide Documentation/trace"
+dirs="include arch tools/testing Documentation/admin-guide Documentation/trace"
 
 die() { echo "kernel-files: $*" >&2; exit 2; }
 

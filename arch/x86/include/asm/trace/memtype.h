@@ -137,6 +137,10 @@ TRACE_EVENT(memtype_lock_hold,
 		  __entry->contended, __entry->wait_ns, __entry->hold_ns)
 );
 
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH asm/trace/
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE memtype
 #endif /* _TRACE_MEMTYPE_H */
 
 /* This part must be outside protection */

@@ -577,9 +577,11 @@ knob=/sys/kernel/debug/hugetlb/num_fault_mutexes
 # kernel echoes its whole command line ("Command line: ...", "Kernel
 # command line: ...") too, so a grep for the value alone finds it whether
 # the value was refused or not: only the refusal's own words count.
+logged() {	# LINE LOG: the kernel's own line, not its echo of the command line
+	grep -v 'Command line:' "$2" | grep -qF "$1"
+}
 refused() {	# VALUE LOG
-	grep -v 'Command line:' "$2" |
-		grep -qF "HugeTLB: hugetlb_fault_mutexes=$1 is not a number in [1, 65536], using the default"
+	logged "HugeTLB: hugetlb_fault_mutexes=$1 is not a number in [1, 65536], using the default" "$2"
 }
 bootparam() {	# PREFIX KERNEL
 	local pre=$1 kernel=$2 lab=${1%/}${1:+-} default got v l bad
@@ -593,7 +595,7 @@ bootparam() {	# PREFIX KERNEL
 	sed 's/^/# /' "$logs/$l.log"
 	check "${pre}boot: hugetlb_fault_mutexes=100 is rounded up to 128 (got $got)" [ "$got" = 128 ]
 	check "${pre}boot: hugetlb_fault_mutexes=100: the kernel log says it was rounded up to 128" \
-		eval 'grep -v "Command line:" "$logs/$l.log" | grep -qF "HugeTLB: hugetlb_fault_mutexes=100 rounded up to 128, a power of two"'
+		logged "HugeTLB: hugetlb_fault_mutexes=100 rounded up to 128, a power of two" "$logs/$l.log"
 	# The default is roundup_pow_of_two(8 * possible CPUs); the guest has
 	# VM_CPUS (4 unless set: 32, not the 16 a hex reading of 0x10 gives).
 	default=$(python3 -c "n = 8 * ${VM_CPUS:-4}; print(1 << (n - 1).bit_length())")

@@ -26,7 +26,8 @@ check "read ends in a newline" [ "$(tail -c 1 $KNOB | od -An -tx1 | tr -d ' ')" 
 # --- boot parameter -----------------------------------------------------------
 bp=$(sed -n 's/.*hugetlb_fault_mutexes=\([^ ]*\).*/\1/p' /proc/cmdline)
 if [ -n "$bp" ]; then
-	# the next power of two of a decimal number in [1, 65536], or nothing
+	# the next power of two of a decimal number in [1, 65536] (the
+	# number itself when it is one), or nothing: what the kernel takes
 	up=
 	case "$bp" in
 	''|0*|*[!0-9]*) ;;
@@ -35,20 +36,17 @@ if [ -n "$bp" ]; then
 		while [ $up -lt "$bp" ]; do up=$((up * 2)); done
 	   fi;;
 	esac
-	case "$bp" in
-	1|2|4|8|16|32|64|128|256|512|1024|2048|4096|8192|16384|32768|65536)
-		check "boot parameter hugetlb_fault_mutexes=$bp sets the size" [ "$orig" = "$bp" ];;
-	*)
-		if [ -n "$up" ]; then
-			check "boot parameter hugetlb_fault_mutexes=$bp is rounded up to $up (got $orig)" [ "$orig" = "$up" ]
-			check "boot parameter hugetlb_fault_mutexes=$bp: dmesg says it was rounded up to $up" \
-				sh -c "dmesg | grep -q 'HugeTLB: hugetlb_fault_mutexes=$bp rounded up to $up, a power of two'"
-		else
-			check "bad boot parameter hugetlb_fault_mutexes=$bp: a clear dmesg line" \
-				sh -c "dmesg | grep -q 'HugeTLB: hugetlb_fault_mutexes=.* is not a number in \\[1, 65536\\], using the default'"
-			check "bad boot parameter: default size ($orig)" [ $(( orig & (orig - 1) )) -eq 0 ]
-		fi;;
-	esac
+	if [ "$up" = "$bp" ]; then
+		check "boot parameter hugetlb_fault_mutexes=$bp sets the size" [ "$orig" = "$bp" ]
+	elif [ -n "$up" ]; then
+		check "boot parameter hugetlb_fault_mutexes=$bp is rounded up to $up (got $orig)" [ "$orig" = "$up" ]
+		check "boot parameter hugetlb_fault_mutexes=$bp: dmesg says it was rounded up to $up" \
+			sh -c "dmesg | grep -q 'HugeTLB: hugetlb_fault_mutexes=$bp rounded up to $up, a power of two'"
+	else
+		check "bad boot parameter hugetlb_fault_mutexes=$bp: a clear dmesg line" \
+			sh -c "dmesg | grep -q 'HugeTLB: hugetlb_fault_mutexes=.* is not a number in \\[1, 65536\\], using the default'"
+		check "bad boot parameter: default size ($orig)" [ $(( orig & (orig - 1) )) -eq 0 ]
+	fi
 else
 	skip "boot parameter hugetlb_fault_mutexes=" "not on this kernel command line"
 fi

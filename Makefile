@@ -9,7 +9,7 @@
 #   make check-systemd  faulttune-watch.service under systemd (Debian rootfs)
 #   make bench    the performance table (patched vs stock, one run)
 #
-# Other targets: deps kernel kernel-stock kernel-norw kernel-systemd kernel-files series-check patches tool
+# Other targets: deps kernel kernel-stock kernel-norw kernel-files series-check patches tool
 # selftests image vm mutation-check mutation-check-tool suite-table bench-programs
 # bench-resize bench-machine bench-probe-cost clean.
 # Installing: install uninstall (PREFIX=/usr/local DESTDIR=), deb (the tool as
@@ -63,12 +63,16 @@ export CCACHE_BASEDIR := $(TOP)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_IGNOREOPTIONS := -fmacro-prefix-map=*
 
-# The shared fragments, then the kernel's own (options 7.3 names differently)
-KCONFIG_6.12	:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.config
-KCONFIG_7.3	:= $(KCONFIG_6.12) $(TOP)/kernel/config/7.3.config
+# The shared fragments, then the kernel's own (options 7.3 names differently).
+# 6.12's test kernels also boot systemd as init for faulttune-watch.service
+# (tests/systemd-unit.sh): systemd.config, so that the unit's test needs no
+# kernel builds of its own.
+KCONFIG_TEST	:= $(TOP)/kernel/config/base.config $(TOP)/kernel/config/debug.config
+KCONFIG_6.12	:= $(KCONFIG_TEST) $(TOP)/kernel/config/systemd.config
+KCONFIG_7.3	:= $(KCONFIG_TEST) $(TOP)/kernel/config/7.3.config
 KCONFIG		:= $(KCONFIG_$(KVER))
 
-.PHONY: all deps kernel kernel-stock kernel-norw kernel-systemd kernel-files series-check patches tool selftests image vm run \
+.PHONY: all deps kernel kernel-stock kernel-norw kernel-files series-check patches tool selftests image vm run \
 	check check-long check-distro check-systemd mutation-check mutation-check-tool suite-table bench bench-programs bench-resize bench-machine bench-probe-cost clean install uninstall deb kernel-deb kernel-deb-boot \
 	$(foreach v,$(KVERS),kernel-$(v) kernel-stock-$(v) selftests-$(v) image-$(v))
 
@@ -179,23 +183,15 @@ check-long: $(CHECK_DEPS)
 
 # Debian's own kernel packages (bookworm 6.1, trixie 6.12, trixie-backports
 # 7.3), fetched by name, booted with the guest image: the kprobe recorder
-# on the kernels people run (tests/check.sh distro; not in check-long)
+# on the kernels people run (tests/check.sh distro; also in check-long)
 check-distro: tool image-6.12
 	@$(TOP)/tests/check.sh distro
 
 # faulttune-watch.service under a real systemd (Debian 12 rootfs from
-# mmdebstrap, cached in /var/cache/faulttune) on the 6.12 kernels with
-# kernel/config/systemd.config on top: systemd as init needs cgroups,
-# AF_UNIX, inotify and file handles, which the guest kernels leave out.
-# Their own trees' sources, objects in build/systemd/{stock,patched}.
-KCONFIG_SYSTEMD	:= $(KCONFIG_6.12) $(TOP)/kernel/config/systemd.config
-kernel-systemd: $(BUILD)/stock/src.stamp $(BUILD)/patched/src.stamp
-	@for k in stock patched; do \
-		mkdir -p $(BUILD)/systemd/$$k && ln -sfn ../../$$k/src $(BUILD)/systemd/$$k/src && \
-		$(SCRIPTS)/build-kernel.sh $(BUILD)/systemd/$$k $(KCONFIG_SYSTEMD) || exit 1; \
-	done
-
-check-systemd: tool kernel-systemd
+# mmdebstrap, cached in /var/cache/faulttune) on the stock and patched 6.12
+# kernels, whose config has kernel/config/systemd.config (also in
+# check-long)
+check-systemd: tool kernel-6.12 kernel-stock-6.12
 	@$(TOP)/tests/systemd-unit.sh
 
 # each deliberately broken kernel in tests/mutants must fail the guest test

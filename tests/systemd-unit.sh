@@ -9,8 +9,8 @@
 # tool installed into it from this tree as a user installs it (make
 # install DESTDIR=..., the unit file included), booted under QEMU as an
 # initramfs with systemd as init (rdinit=/lib/systemd/systemd) on the
-# 6.12 kernels of make kernel-systemd: stock (the kprobe recorder) and
-# patched (the faulttune events).  In the guest (tests/systemd-unit/
+# 6.12 test kernels (their config has kernel/config/systemd.config):
+# stock (the kprobe recorder) and patched (the faulttune events).  In the guest (tests/systemd-unit/
 # guest.sh): a drop-in shortens the window, systemctl start, the textfile
 # with the source's gauges while faulttune bench faults hugetlb pages,
 # systemctl stop leaves no probe and no instance, and neither does a
@@ -41,8 +41,8 @@ kernels=("$@")
 [ ${#kernels[@]} -gt 0 ] || kernels=(stock patched)
 for k in "${kernels[@]}"; do
 	case $k in
-	stock|patched) [ -r "$build/systemd/$k/bzImage" ] ||
-		die "no $build/systemd/$k/bzImage: make kernel-systemd builds the kernels with kernel/config/systemd.config" ;;
+	stock|patched) [ -r "$build/$k/bzImage" ] ||
+		die "no $build/$k/bzImage: make kernel-6.12 kernel-stock-6.12 builds it" ;;
 	*) die "unknown kernel '$k': stock or patched" ;;
 	esac
 done
@@ -183,7 +183,7 @@ for k in "${kernels[@]}"; do
 	VM_ACCEL=$accel VM_CPUS=2 VM_MEM=2048 VM_HUGEPAGES=128 VM_BOOT_TIMEOUT=0 \
 	VM_TIMEOUT=${VM_TIMEOUT:-600} VM_LOGDIR=$logs/$k VM_KERNEL=$k \
 	VM_APPEND="rdinit=/lib/systemd/systemd systemd.show_status=0" \
-		"$scripts/run-vm.sh" "$build/systemd/$k/bzImage" "$work/initrd.cpio" \
+		"$scripts/run-vm.sh" "$build/$k/bzImage" "$work/initrd.cpio" \
 		"/usr/local/lib/faulttune-test/guest.sh $variant" > "$logs/$k.log" 2> "$logs/$k.err"
 	rc=$?
 	grep '^#' "$logs/$k.log"

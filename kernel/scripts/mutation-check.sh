@@ -27,7 +27,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 scripts=$top/kernel/scripts
 kver=${KVER:-6.12}
 case $kver in
-6.12) build=$top/build; configs=() ;;
+6.12) build=$top/build; configs=("$top/kernel/config/systemd.config") ;;
 7.3) build=$top/build/7.3; configs=("$top/kernel/config/7.3.config") ;;
 *) echo "mutation-check: KVER must be 6.12 or 7.3, not '$kver'" >&2; exit 2 ;;
 esac

@@ -20,14 +20,16 @@
 # The series and the tree: KVER, PATCHES_DIR and LINUX_TARBALL
 # (kernel/scripts/kver.sh; default the 6.12 series, kernel/patches, on
 # Debian's linux-source-6.12).  Without FRAGMENT arguments the fragments
-# are base.config and debug.config, and for 7.3 also 7.3.config.
+# are make check's: base.config and debug.config, then systemd.config for
+# 6.12 and 7.3.config for 7.3.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/kernel/scripts/kver.sh"
 if [ "$KVER" = 6.12 ]; then
 	dir=${SERIES_DIR:-$top/build/series}
-	[ $# -gt 0 ] || set -- "$top/kernel/config/base.config" "$top/kernel/config/debug.config"
+	[ $# -gt 0 ] || set -- "$top/kernel/config/base.config" "$top/kernel/config/debug.config" \
+		"$top/kernel/config/systemd.config"
 else
 	dir=${SERIES_DIR:-$top/build/series-$KVER}
 	[ $# -gt 0 ] || set -- "$top/kernel/config/base.config" "$top/kernel/config/debug.config" \

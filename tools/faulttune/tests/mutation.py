@@ -51,6 +51,22 @@ MUTANTS = [
          check=("host", UNIT),
          old="""bs->index == ev->index) ? 2 : 1;""",
          new="""bs->index == ev->index) ? 1 : 1;"""),
+    dict(name="sharing-as-collision-in-tune",
+         fault="the same fault as sharing-as-collision, seen where a user "
+               "sees it: tune of the share workload (every fault on one "
+               "page, which cannot collide) measures collisions and may "
+               "leave the current size",
+         check=("guest", "faulttune-tune.t"),
+         old="""bs->index == ev->index) ? 2 : 1;""",
+         new="""bs->index == ev->index) ? 1 : 1;"""),
+    dict(name="fallback-wait-scaled",
+         fault="the lock:contention fallback times its waits three times "
+               "their length (a clock or unit error): the fault mutex "
+               "wait it reports is not the faulttune events' of the "
+               "same recording",
+         check=("guest", "faulttune-fallback.t"),
+         old="""	wait = ev->ts > w.ts ? ev->ts - w.ts : 0;""",
+         new="""	wait = ev->ts > w.ts ? 3 * (ev->ts - w.ts) : 0;"""),
     dict(name="wrong-bucket-accepted",
          fault="an event whose bucket is not hash & (nbuckets - 1) is not counted",
          check=("host", UNIT),

@@ -40,11 +40,13 @@
 # check-distro alone).  Without kernel/patches-7.3/series only 7.3's stock
 # kernel is built, and its patched groups are one skip each.
 #
-# check.sh [quick|long]: "make check" runs quick, everything but the
-# slowest parts; "make check-long" runs long, those parts: the resize storm
-# (kernel-storm.t) and the selftests in selftests.t's LONG list (the guest
-# gets faulttune.suite=quick|long on its command line).  Together they run
-# everything once.
+# check.sh [quick|long|distro]: "make check" runs quick, everything but
+# the slowest parts; "make check-long" runs long, those parts: the resize
+# storm (kernel-storm.t), the selftests in selftests.t's LONG list (the
+# guest gets faulttune.suite=quick|long on its command line), the unit
+# under systemd and Debian's kernel packages.  Together they run
+# everything once.  "make check-distro" runs distro: the Debian packages
+# alone.
 #
 # The last line is "N passed, N failed, N skipped"; the exit status is
 # non-zero when anything failed.  At the end, tests/suite-table.py turns

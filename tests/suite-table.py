@@ -333,10 +333,11 @@ def main():
             secs = read(f"{pre}{label}.secs")
             if secs:
                 print(f"- boot `{pre}{label}` ({what}, {kver}): {secs} s")
-    # check-long's boots of Debian's kernel packages and of systemd
-    for label, what in (("distro-6.1-long", "Debian's 6.1 package, kprobe recorder"),
-                        ("distro-6.12-long", "Debian's 6.12 package, kprobe recorder"),
-                        ("distro-7.3-long", "Debian's 7.3 package, kprobe recorder"),
+    # check-long's boots of Debian's kernel packages (2 vCPUs,
+    # single-threaded TCG: kdeb-boot.sh) and of systemd
+    for label, what in (("distro-6.1-long", "Debian's 6.1 package, kprobe recorder, 2 vCPUs single-threaded"),
+                        ("distro-6.12-long", "Debian's 6.12 package, kprobe recorder, 2 vCPUs single-threaded"),
+                        ("distro-7.3-long", "Debian's 7.3 package, kprobe recorder, 2 vCPUs single-threaded"),
                         ("systemd-unit-long", "faulttune-watch.service, stock and patched 6.12")):
         secs = read(f"{label}.secs")
         if secs:

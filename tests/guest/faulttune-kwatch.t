@@ -88,7 +88,7 @@ faulttune record --source=kprobe -o $W/x.dat >/dev/null 2>&1 &
 r=$!
 i=0
 until [ $i -ge 600 ] ||
-	[ "$(cat $T/instances/faulttune-$r/events/faulttune_$r/unlock/enable 2>/dev/null)" = 1 ]; do
+	[ "$(cat $T/instances/faulttune-$r/events/faulttune_$r/key/enable 2>/dev/null)" = 1 ]; do
 	sleep 0.1; i=$((i + 1))
 done
 kill -KILL $w $r

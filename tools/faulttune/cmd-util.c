@@ -67,12 +67,15 @@ int ft_opt_source(const char *cmd, const char *s, int *source)
 /*
  * FAULTTUNE_KPROBE_FUNC=FUNC puts the key probe on FUNC (the tests' way to
  * a function that is missing or blacklisted); FAULTTUNE_NO_KCAL skips
- * measuring the probes' own cost.  Read by the commands, not kprobe.c.
+ * measuring the probes' own cost; FAULTTUNE_NO_KJUMP puts every release
+ * probe on its call (the breakpoints before jumps: make bench compares).
+ * Read by the commands, not kprobe.c.
  */
 void ft_opt_kprobe_env(struct ft_kprobe_opts *o)
 {
 	o->func = getenv("FAULTTUNE_KPROBE_FUNC");
 	o->no_cal = getenv("FAULTTUNE_NO_KCAL") != NULL;
+	o->no_jump = getenv("FAULTTUNE_NO_KJUMP") != NULL;
 }
 
 /* FAULTTUNE_LIBTRACECMD=1: read through libtracecmd (the tests compare) */

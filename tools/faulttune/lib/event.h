@@ -69,7 +69,12 @@ struct ft_event {
 	const uint64_t *stack;	/* FT_EV_STACK only: return addresses, not owned */
 	int nstack;
 	uint64_t ip;		/* FT_EV_KP_KEY: caller; FT_EV_KP_UNLOCK: mutex */
-	/* FT_EV_KP_UNLOCK: mapping is the probed call site (0: not known) */
+	/*
+	 * FT_EV_KP_UNLOCK: mapping is the probe's address (0: not known);
+	 * index N > 0: a jump-placed release, unlock_j(N - 1), whose ip is
+	 * the register the mutex is the table's address plus a multiple of
+	 * (the marker's unlock_jump= says which multiple)
+	 */
 };
 
 /* base.c: names of the ops */

@@ -33,6 +33,14 @@ static void print_json(FILE *f, const struct ft_kpair *kp)
 	fprintf(f, ",\"unlock_sites\":%s,\"bucket_mismatch\":%llu",
 		kp->unlock_sites[0] ? kp->unlock_sites : "null",
 		(unsigned long long)kp->bucket_mismatch);
+	fprintf(f, ",\"jump_releases\":%llu,\"jump_outside\":%llu",
+		(unsigned long long)kp->jump_releases,
+		(unsigned long long)kp->jump_outside);
+	if (kp->have_cal_j)
+		fprintf(f, ",\"probe_cost_jump\":{\"key_unlock_ns\":%llu,"
+			"\"end_unlock_ns\":%llu}",
+			(unsigned long long)kp->cal_ku_j,
+			(unsigned long long)kp->cal_eu_j);
 	fprintf(f, ",\"keys\":%llu,\"acquisitions\":%llu,\"recomputed\":%llu,"
 		"\"unlock_without_key\":%llu,\"open_at_end\":%llu,"
 		"\"unknown_caller\":%llu,\"acquired_at_key\":%llu,"
@@ -110,6 +118,11 @@ static void print_source(FILE *f, const struct ft_kpair *kp)
 		(unsigned long long)kp->unlock_nokey,
 		(unsigned long long)kp->open_at_end,
 		kp->no_table ? "; keys before the table was known: skipped" : "");
+	if (kp->jump_releases)
+		fprintf(f, "  releases seen by probes placed before their call "
+			"(jumps): %llu, of no mutex of the table: %llu\n",
+			(unsigned long long)kp->jump_releases,
+			(unsigned long long)kp->jump_outside);
 }
 
 /*

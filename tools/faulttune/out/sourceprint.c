@@ -27,6 +27,9 @@ static void say_kprobes(const struct ft_inst *fi)
 		ft_info("  keys at its locking calls: %s (releases that drop "
 			"to wait: %s)", kp->key_at,
 			kp->drops_at[0] ? kp->drops_at : "none");
+	if (kp->njump)
+		ft_info("  of them probed before their call, as jumps: %d (%s)",
+			kp->njump, kp->jump_at);
 	if (kp->unlock_refused[0])
 		ft_info("  unlock sites the kernel refused a probe at (their "
 			"releases are not seen): %s", kp->unlock_refused);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "faulttune.h"
+#include "kernel.h"
 #include "out.h"
 #include "tests/check.h"
 
@@ -676,6 +677,160 @@ static void test_drops(void)
 	ft_kpair_free(kp);
 }
 
+
+/* a release probed before its call (unlock_jN): the register it scales */
+static struct ft_event unlock_j(uint64_t ts, int pid, uint64_t idx, int n,
+				unsigned int scale)
+{
+	struct ft_event ev = unlock(ts, pid, idx);
+
+	ev.index = n + 1;
+	ev.ip = (ev.ip - BASE) / scale;
+	return ev;
+}
+
+/*
+ * Releases probed before their call (kjump.c): the mutex is the table's
+ * address plus the marker's scale times the fetched register, and their
+ * holds lose the jump's calibration (probe_cost_jump=), not the call
+ * site's.  A decode whose mutexes fall outside the table is refused.
+ */
+static void test_jumps(void)
+{
+	struct ft_kpair *kp = start_sites(" unlock_jump=8:dx,1:r14,32:di "
+					  "probe_cost=50,70,25 probe_cost_jump=20,10");
+	const char *why;
+	char *js;
+	int i;
+
+	feed(kp, key(100, 50, 1, 0));
+	feed(kp, unlock_j(300, 50, 1, 0, 8));
+	feed(kp, key(400, 50, 2, 0));
+	feed(kp, unlock_j(700, 50, 2, 1, 1));
+	feed(kp, key(800, 50, 3, 0));
+	feed(kp, cont(850, 50, 3, 0, 3));
+	feed(kp, cont(860, 50, 3, 1, 0));
+	feed(kp, unlock_j(1000, 50, 3, 0, 8));
+	feed(kp, key(1100, 50, 4, 0));
+	feed(kp, unlock(1300, 50, 4));
+	feed(kp, key(1400, 50, 5, 0));			/* a shift's scale */
+	feed(kp, unlock_j(1500, 50, 5, 2, 32));
+	CHECK(nout == 5, "five acquisitions, got %d", nout);
+	CHECK(nout == 5 && outs[0].hold_ns == 200 - 20 && outs[1].hold_ns == 300 - 20 &&
+	      outs[2].hold_ns == 140 - 10 && outs[3].hold_ns == 200 - 50 &&
+	      outs[4].hold_ns == 100 - 20,
+	      "holds 180 280 130 150 80, got %llu %llu %llu %llu %llu",
+	      (unsigned long long)outs[0].hold_ns, (unsigned long long)outs[1].hold_ns,
+	      (unsigned long long)outs[2].hold_ns, (unsigned long long)outs[3].hold_ns,
+	      (unsigned long long)outs[4].hold_ns);
+	CHECK(nout == 5 && outs[0].bucket == (ft_fault_hash(MAP, 1) & (NB - 1)) &&
+	      outs[1].bucket == (ft_fault_hash(MAP, 2) & (NB - 1)) &&
+	      outs[4].bucket == (ft_fault_hash(MAP, 5) & (NB - 1)),
+	      "the jumps' buckets are their keys'");
+	js = printed(kp, FT_FMT_JSON);
+	CHECK(strstr(js, "\"bucket_mismatch\":0,\"jump_releases\":4,"
+		     "\"jump_outside\":0,\"probe_cost_jump\":{\"key_unlock_ns\":20,"
+		     "\"end_unlock_ns\":10}") != NULL, "json: %s", js);
+	free(js);
+	CHECK(ft_kpair_refusal(kp) == NULL, "a right decode is not refused: %s",
+	      ft_kpair_refusal(kp));
+	ft_kpair_free(kp);
+
+	/* the register is not the mutex's offset: every mutex outside */
+	kp = start_sites(" unlock_jump=8:dx");
+	for (i = 0; i < 20; i++) {
+		struct ft_event ev = unlock_j(200 + 1000 * i, 50, i, 0, 8);
+
+		ev.ip += NB * STRIDE;
+		feed(kp, key(100 + 1000 * i, 50, i, 0));
+		feed(kp, ev);
+	}
+	ft_kpair_finish(kp);
+	why = ft_kpair_refusal(kp);
+	CHECK(nout == 0, "no release outside the table pairs, got %d", nout);
+	CHECK(why && strstr(why, "20 of 20 releases probed before their call were "
+			    "of no mutex of the table"), "refused: %s", why ? why : "no");
+	ft_kpair_free(kp);
+
+	/* a marker without unlock_jump=: its jump releases are not guessed */
+	kp = start_sites("");
+	feed(kp, key(100, 50, 1, 0));
+	feed(kp, unlock_j(300, 50, 1, 0, 8));
+	CHECK(nout == 0, "no scale, no release: %d", nout);
+	ft_kpair_free(kp);
+}
+
+/*
+ * kjump.c on the bytes compilers emitted before calls of mutex_unlock()
+ * (objdump of the kernels built here): the probe's place, the register
+ * and its scale; and what must not match.
+ */
+static void test_kjump(void)
+{
+	/* 7.3.4 production: hugetlb_no_page+0x22e, the refault's release */
+	static const unsigned char a[] = {
+		0x48, 0x8b, 0x05, 0x83, 0x0b, 0x58, 0x00,	/* mov table(%rip),%rax */
+		0x48, 0x8d, 0x3c, 0xd0,				/* lea (%rax,%rdx,8),%rdi */
+	};
+	/* 6.12 debug: hugetlb_fault */
+	static const unsigned char b[] = {
+		0x48, 0x8b, 0x3d, 0x73, 0xd9, 0x77, 0x00,	/* mov table(%rip),%rdi */
+		0x4c, 0x01, 0xf7,				/* add %r14,%rdi */
+	};
+	/* 6.12 debug: hugetlbfs_fallocate */
+	static const unsigned char c[] = {
+		0x48, 0x03, 0x1d, 0xd0, 0x20, 0x6e, 0x00,	/* add table(%rip),%rbx */
+		0x48, 0x89, 0xdf,				/* mov %rbx,%rdi */
+	};
+	/* 6.12 production: hugetlb_fault+0xa27, the refault's rehash, %edi << 5 */
+	static const unsigned char d[] = {
+		0x48, 0xc1, 0xe7, 0x05,				/* shl $0x5,%rdi */
+		0x48, 0x03, 0x3d, 0x0e, 0xc5, 0x58, 0x00,	/* add table(%rip),%rdi */
+	};
+	/* 6.12 debug: hugetlb_wp, the mutex in %rdi before the table's add */
+	static const unsigned char wp[] = {
+		0x4c, 0x89, 0xef,				/* mov %r13,%rdi */
+		0x48, 0x03, 0x3d, 0xff, 0xdf, 0x77, 0x00,	/* add table(%rip),%rdi */
+		0x4c, 0x89, 0x2c, 0x24,				/* mov %r13,(%rsp) */
+	};
+	/* jb -3 at 0x1003 lands on 0x1002: inside the 10 bytes before 0x100c */
+	static const unsigned char jmp[] = { 0x90, 0x90, 0x90, 0x72, 0xfd };
+	/* shl $0x3a,%rcx (48 c1 e1 3a): e1 3a would be a loopz there */
+	static const unsigned char shl[] = { 0x48, 0xc1, 0xe1, 0x3a };
+	struct ft_kjump j;
+	uint64_t from[2];
+
+	CHECK(ft_kjump_match(a, sizeof(a), 0xffffffff811fd6f9ULL,
+			     0xffffffff8177e278ULL, &j) &&
+	      j.at == 0xffffffff811fd6eeULL && !strcmp(j.reg, "dx") && j.scale == 8,
+	      "A: at %llx %s x%u", (unsigned long long)j.at, j.reg, j.scale);
+	CHECK(!ft_kjump_match(a, sizeof(a), 0xffffffff811fd6f9ULL,
+			      0xffffffff8177e270ULL, &j),
+	      "A whose operand is not the table's pointer");
+	CHECK(ft_kjump_match(b, sizeof(b), 0xffffffff8123a7a0ULL,
+			     0xffffffff819b8110ULL, &j) &&
+	      j.at == 0xffffffff8123a796ULL && !strcmp(j.reg, "r14") && j.scale == 1,
+	      "B: at %llx %s x%u", (unsigned long long)j.at, j.reg, j.scale);
+	CHECK(ft_kjump_match(c, sizeof(c), 0xffffffff812d6043ULL,
+			     0xffffffff819b8110ULL, &j) &&
+	      j.at == 0xffffffff812d6039ULL && !strcmp(j.reg, "bx") && j.scale == 1,
+	      "C: at %llx %s x%u", (unsigned long long)j.at, j.reg, j.scale);
+	CHECK(ft_kjump_match(d, sizeof(d), 0xffffffff811cac02ULL,
+			     0xffffffff81757110ULL, &j) &&
+	      j.at == 0xffffffff811cabf7ULL && !strcmp(j.reg, "di") && j.scale == 32,
+	      "D: at %llx %s x%u", (unsigned long long)j.at, j.reg, j.scale);
+	CHECK(!ft_kjump_into(shl, sizeof(shl), 0x1000, 0x1002, 0x1040, NULL, 0),
+	      "a loopz's byte inside a shift is no jump");
+	CHECK(!ft_kjump_match(wp, sizeof(wp), 0xffffffff8123a115ULL,
+			      0xffffffff819b8110ULL, &j), "hugetlb_wp's shape is none");
+	CHECK(ft_kjump_into(jmp, sizeof(jmp), 0x1000, 0x1001, 0x100c, from, 2) == 1 &&
+	      from[0] == 0x1003 &&
+	      !ft_kjump_into(jmp, sizeof(jmp), 0x1000, 0x1002, 0x100c, from, 2) &&
+	      !ft_kjump_into(jmp, sizeof(jmp), 0x1000, 0x1000, 0x1001, from, 2),
+	      "a jump into (at, call] is seen, from where, one to at itself or "
+	      "outside is not");
+}
+
 int main(void)
 {
 	test_refusal();
@@ -690,5 +845,7 @@ int main(void)
 	test_dated();
 	test_cal();
 	test_drops();
+	test_jumps();
+	test_kjump();
 	return check_done("kpair-test");
 }

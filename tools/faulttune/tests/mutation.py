@@ -67,6 +67,19 @@ MUTANTS = [
          check=("guest", "faulttune-fallback.t"),
          old="""	wait = ev->ts > w.ts ? ev->ts - w.ts : 0;""",
          new="""	wait = ev->ts > w.ts ? 3 * (ev->ts - w.ts) : 0;"""),
+    dict(name="jump-scale-dropped",
+         fault="a release probed before its call as a jump takes the "
+               "register for the mutex's offset unscaled (lea's x8 lost)",
+         check=("host", KPAIR),
+         old="""	return found(j, at, idx, 1U << (b[10] >> 6));""",
+         new="""	return found(j, at, idx, 1);"""),
+    dict(name="jump-outside-accepted",
+         fault="releases probed before their call whose mutex lies outside "
+               "the table are dropped without a word: a wrong decode is "
+               "not refused",
+         check=("host", KPAIR),
+         old="""		kp->jump_outside += jump;""",
+         new="""		(void)jump;"""),
     dict(name="wrong-bucket-accepted",
          fault="an event whose bucket is not hash & (nbuckets - 1) is not counted",
          check=("host", UNIT),

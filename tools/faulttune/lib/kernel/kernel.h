@@ -43,6 +43,28 @@ const char *ft_ksyms_copy(const struct ft_ksyms *ks, const char *func,
 			  size_t *i, uint64_t *addr);
 
 /*
+ * kjump.c: a release probe that the kernel can optimize into a jump: the
+ * instruction before a call of mutex_unlock() where the mutex is the
+ * table's pointer (read from the address table) plus scale times a
+ * register.  1: found, into *j; 0: no known shape ends at call.
+ */
+struct ft_kjump {
+	uint64_t at;		/* the probe's address */
+	char reg[8];		/* its fetcharg register, "dx", "r15", ... */
+	unsigned int scale;	/* mutex = *table + scale * reg */
+};
+
+int ft_kjump_match(const unsigned char *before, size_t len, uint64_t call,
+		   uint64_t table, struct ft_kjump *j);
+/*
+ * the bytes of text (at start) that would be a jump landing in (lo, hi]
+ * if an instruction started there: how many, the first max of their
+ * addresses into from[] (not decoded: most are inside other instructions)
+ */
+int ft_kjump_into(const unsigned char *text, size_t len, uint64_t start,
+		  uint64_t lo, uint64_t hi, uint64_t *from, int max);
+
+/*
  * kfacts.c: the running kernel's fault mutex table through kallsyms and
  * /proc/kcore: its base and size (NULL, or why they are not known, with
  * both 0), and the stride of its mutexes in memory (0: not shown);

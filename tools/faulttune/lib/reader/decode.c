@@ -35,6 +35,11 @@ static const struct {
 	/* the kprobe recorder's group faulttune_<pid> (kprobe.c) */
 	{ "faulttune_", "key", -1, FT_EV_KP_KEY },
 	{ "faulttune_", "unlock", -1, FT_EV_KP_UNLOCK },
+	/* releases placed as jumps: an offset from the table (kjump.c) */
+	{ "faulttune_", "unlock_j0", -1, FT_EV_KP_UNLOCK },
+	{ "faulttune_", "unlock_j1", -1, FT_EV_KP_UNLOCK },
+	{ "faulttune_", "unlock_j2", -1, FT_EV_KP_UNLOCK },
+	{ "faulttune_", "unlock_j3", -1, FT_EV_KP_UNLOCK },
 };
 
 static void short_record(struct reader *rd, int cpu)
@@ -296,6 +301,9 @@ static void decode_kprobe(struct reader *rd, const struct ft_evdesc *d,
 	} else {
 		ev->ip = num(d->f_lock, r, &ok);
 		ev->mapping = d->f_caller ? num(d->f_caller, r, &ok) : 0;
+		/* unlock_jN: ip is the register kpair.c scales, N + 1 */
+		if (d >= &rd->d[D_K_UJ0])
+			ev->index = (uint64_t)(d - &rd->d[D_K_UJ0]) + 1;
 	}
 	if (!ok)
 		short_record(rd, cpu);
@@ -616,7 +624,8 @@ int rd_setup(struct reader *rd, const char *file)
 		d->f_buf = tep_find_field(e, "buf");
 		d->f_caller = tep_find_field(e, "caller");
 		d->f_size = tep_find_field(e, "size");
-		d->f_lock = i == D_K_UNLOCK ? tep_find_field(e, "lock") : NULL;
+		d->f_lock = i == D_K_UNLOCK ? tep_find_field(e, "lock") :
+			    i >= D_K_UJ0 ? tep_find_field(e, "idx") : NULL;
 		/*
 		 * A key probed at the function's entry fetches its caller;
 		 * one probed at each call site is its own caller, as is each
@@ -628,7 +637,7 @@ int rd_setup(struct reader *rd, const char *file)
 			d->f_caller = tep_find_field(e, "__probe_ip");
 		if ((i == D_K_KEY && (!d->f_mapping || !d->f_index ||
 				      !d->f_caller)) ||
-		    (i == D_K_UNLOCK && !d->f_lock)) {
+		    (i >= D_K_UNLOCK && !d->f_lock)) {
 			ft_err("%s: kprobe event %s:%s lacks the fields faulttune's "
 			       "kprobe recorder gives it", file, e->system, e->name);
 			return -1;

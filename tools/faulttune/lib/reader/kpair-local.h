@@ -60,8 +60,13 @@ struct ft_kpair {
 	uint64_t unlock_nokey, bucket_mismatch, replaced, open_at_end;
 	uint64_t acq_at_key;		/* no contention_end: held from the key */
 	/* the probes' own cost inside a hold (marker's probe_cost=), ns */
-	int have_cal;
+	int have_cal, have_cal_j;
 	uint64_t cal_ku, cal_kk, cal_eu;
+	uint64_t cal_ku_j, cal_eu_j;	/* released at a jump (probe_cost_jump=) */
+#define KP_JUMPS	4
+	unsigned int jscale[KP_JUMPS];	/* unlock_jN's (unlock_jump=), 0: none */
+	uint64_t jump_releases;		/* releases seen at a jump-placed probe */
+	uint64_t jump_outside;		/* of them, a mutex outside the table */
 	char cal_on[64];
 	uint64_t corrected, clamped, corr_sum;
 	uint64_t op_n[FT_HOP_NR];

@@ -119,6 +119,29 @@ static void parse_drops(struct ft_kpair *kp, const char *m)
 	}
 }
 
+/* the marker's " unlock_jump=S:REG,...": unlock_jN's scale, N in order */
+static void parse_jumps(struct ft_kpair *kp, const char *m)
+{
+	const char *p = strstr(m, " unlock_jump=");
+	unsigned int scale;
+	int i, used;
+
+	if (!p)
+		return;
+	p += 13;
+	for (i = 0; i < KP_JUMPS && sscanf(p, "%u:%*[a-z0-9]%n", &scale,
+					   &used) == 1; i++) {
+		/* an address mode's scale or a shift's (kjump.c): 1 to 256 */
+		if (!scale || scale > 256 || (scale & (scale - 1)))
+			break;
+		kp->jscale[i] = scale;
+		p += used;
+		if (*p != ',')
+			break;
+		p++;
+	}
+}
+
 /* record's start marker: " kprobe group=... key=... table=0x... ..." */
 static void on_marker(struct ft_kpair *kp, const char *m)
 {
@@ -160,6 +183,10 @@ static void on_marker(struct ft_kpair *kp, const char *m)
 	parse_drops(kp, m);
 	marker_val(m, " unreleased=", kp->unreleased, sizeof(kp->unreleased));
 	marker_val(m, " uncovered=", kp->uncovered, sizeof(kp->uncovered));
+	parse_jumps(kp, m);
+	if (marker_val(m, " probe_cost_jump=", v, sizeof(v)) &&
+	    sscanf(v, "%" SCNu64 ",%" SCNu64, &kp->cal_ku_j, &kp->cal_eu_j) == 2)
+		kp->have_cal_j = 1;
 	if (marker_val(m, " probe_cost=", v, sizeof(v)) &&
 	    sscanf(v, "%" SCNu64 ",%" SCNu64 ",%" SCNu64, &kp->cal_ku,
 		   &kp->cal_kk, &kp->cal_eu) == 3) {
@@ -172,10 +199,13 @@ static void on_marker(struct ft_kpair *kp, const char *m)
  * The probes' work inside this hold: the pair that dates it (key or
  * contention_end, then unlock) and a key-to-key span for each rehash.
  */
-static uint64_t probe_cost(struct ft_kpair *kp, const struct kp_task *t)
+static uint64_t probe_cost(struct ft_kpair *kp, const struct kp_task *t,
+			   int jump)
 {
-	if (!kp->have_cal || kp->raw_holds)
+	if (!kp->have_cal || kp->raw_holds || (jump && !kp->have_cal_j))
 		return 0;
+	if (jump)
+		return t->state == KP_REQ ? kp->cal_ku_j : kp->cal_eu_j;
 	return (t->state == KP_REQ ? kp->cal_ku : kp->cal_eu) +
 	       (uint64_t)t->recomputes * kp->cal_kk;
 }
@@ -354,8 +384,24 @@ static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
 	uint32_t bucket;
 	uint64_t cost;
 
-	if (!in_table(kp, ev->ip, &bucket))
+	uint64_t lock = ev->ip;
+	int jump = ev->index > 0;
+
+	/* a jump-placed release: the table plus its scale times a register */
+	if (jump) {
+		unsigned int scale = ev->index <= KP_JUMPS ?
+				     kp->jscale[ev->index - 1] : 0;
+
+		if (!scale)
+			return 0;
+		lock = kp->base + scale * ev->ip;
+		kp->jump_releases++;
+	}
+	if (!in_table(kp, lock, &bucket)) {
+		/* every jump-placed probe releases the table's: a wrong decode */
+		kp->jump_outside += jump;
 		return 0;
+	}
 	t = task(kp, ev->pid);
 	if (!t)
 		return 0;
@@ -385,7 +431,7 @@ static int on_unlock(struct ft_kpair *kp, const struct ft_event *ev,
 	kp->released[bucket] = ev->ts;
 	out->wait_ns = t->acq - t->req;
 	out->hold_ns = ev->ts - t->acq;
-	cost = probe_cost(kp, t);
+	cost = probe_cost(kp, t, jump);
 	if (cost) {
 		kp->corrected++;
 		if (cost >= out->hold_ns) {
@@ -461,6 +507,8 @@ static int too_many(uint64_t bad, uint64_t of)
  *   - the bucket of the released mutex (its address in the table) is not
  *     the bucket of the key's hash: the hash, the table or its stride was
  *     read wrong;
+ *   - a release probed before its call (unlock_jN) is of no mutex of the
+ *     table: the instructions before the call were decoded wrong;
  *   - the return address of a key is in no known caller, where the file
  *     has the kernel's symbols to tell: the call sites were decoded
  *     wrong, or this kernel hashes from a function faulttune does not
@@ -480,6 +528,14 @@ const char *ft_kpair_refusal(const struct ft_kpair *kp)
 			 "bucket than their key's hash (at most %d%% may be)",
 			 (unsigned long long)kp->bucket_mismatch,
 			 (unsigned long long)kp->acquisitions, KP_BAD_PCT);
+		return why;
+	}
+	if (too_many(kp->jump_outside, kp->jump_releases)) {
+		snprintf(why, sizeof(why), "the kprobe recorder's decode is wrong "
+			 "for this kernel: %llu of %llu releases probed before "
+			 "their call were of no mutex of the table (at most %d%% "
+			 "may be)", (unsigned long long)kp->jump_outside,
+			 (unsigned long long)kp->jump_releases, KP_BAD_PCT);
 		return why;
 	}
 	if (kp->ks && !kp->op_arg && too_many(kp->unknown_caller, kp->keys)) {

@@ -197,7 +197,8 @@ int ft_read_tracedat_opts(const char *file, struct ft_analysis *a,
 		return -1;
 	}
 	/* the kprobe recorder's events: its acquisitions, and which source */
-	if (rd->d[D_K_KEY].event && rd->d[D_K_UNLOCK].event &&
+	if (rd->d[D_K_KEY].event && (rd->d[D_K_UNLOCK].event ||
+				     rd->d[D_K_UJ0].event) &&
 	    o->source != FT_SRC_EVENTS && o->source != FT_SRC_CONTENTION) {
 		if (!a->kpair) {	/* tune --from FILE...: one for them all */
 			a->kpair = ft_kpair_new(file, o->raw_holds);

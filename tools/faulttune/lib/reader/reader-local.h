@@ -43,7 +43,9 @@ struct ft_evdesc {
 enum {
 	D_H_START, D_H_ACQ, D_H_REL, D_H_RESIZE, D_H_HOLD,
 	D_M_START, D_M_ACQ, D_M_REL, D_M_HOLD,
-	D_C_BEGIN, D_C_END, D_PRINT, D_STACK, D_K_KEY, D_K_UNLOCK, D_NR
+	D_C_BEGIN, D_C_END, D_PRINT, D_STACK, D_K_KEY, D_K_UNLOCK,
+	D_K_UJ0, D_K_UJ1, D_K_UJ2, D_K_UJ3,	/* unlock_j0..3: kprobe.c */
+	D_NR
 };
 
 struct reader {

@@ -33,7 +33,10 @@
  *
  * With the key at the hash's call sites (kprobe.c: a stock kernel), the
  * key is a breakpoint on a call, as the unlock is: key_unlock is then put
- * together from three spans (calibrate_site_key()).
+ * together from three spans (calibrate_site_key()).  Releases placed
+ * before their call as jumps (kjump.c) get key_unlock and end_unlock of
+ * their own, measured with a probe of their kind before the path's call
+ * once the kernel has optimized it (calibrate_jump()).
  *
  * The median of 1000 calls each; kpair.c subtracts them.  The calibration
  * probes live in the recorder's group as cal_a to cal_e, enabled
@@ -241,6 +244,69 @@ static void drop_probes(struct tracefs_instance *inst,
 }
 
 /*
+ * 1 once debugfs's kprobes/list shows the probe at addr optimized into a
+ * jump ("ADDR  k  SYM+OFF    [OPTIMIZED]"): the kernel does that a few
+ * jiffies after the probe is armed, in the background.  0 when it has
+ * not within 2 s, or the list cannot be read (debugfs not mounted).
+ */
+static int optimized(uint64_t addr)
+{
+	char want[32], *text, *line;
+	int tries, yes = 0;
+
+	snprintf(want, sizeof(want), "%016llx ", (unsigned long long)addr);
+	for (tries = 0; tries < 40 && !yes; tries++) {
+		if (tries)
+			usleep(50000);
+		text = ft_read_all("/sys/kernel/debug/kprobes/list", NULL);
+		if (!text)
+			return 0;
+		for (line = strstr(text, want); line && !yes;
+		     line = strstr(line + 1, want)) {
+			char *nl = strchr(line, '\n');
+			char *opt = strstr(line, "[OPTIMIZED]");
+
+			yes = opt && (!nl || opt < nl);
+		}
+		free(text);
+	}
+	return yes;
+}
+
+/*
+ * Where in the path's entry a release probe of the jump-placed kind goes:
+ * the first instruction boundary the kernel accepts at least 5 bytes
+ * before the call of the callee (the jump's length), after the entry's
+ * first 5 bytes (its ftrace site, where the key's probe is).  0, or -1.
+ */
+static int jump_site(const char *group, uint64_t entry, uint64_t call,
+		     uint64_t *at)
+{
+	struct tracefs_dynevent *ev;
+	char where[32];
+	uint64_t a;
+	int ok;
+
+	for (a = call - 5; a >= entry + 5 && a + 16 > call; a--) {
+		snprintf(where, sizeof(where), "0x%llx", (unsigned long long)a);
+		ev = tracefs_kprobe_alloc(group, "cal_j", where, NULL);
+		if (!ev)
+			return -1;
+		ok = !tracefs_dynevent_create(ev);
+		if (ok && tracefs_dynevent_destroy(ev, true))
+			ft_err("cannot remove its calibration probe: %s",
+			       strerror(errno));
+		tracefs_dynevent_free(ev);
+		tracefs_error_clear(NULL);
+		if (ok) {
+			*at = a;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
  * Three probes, armed twice: cal_a (the key's shape) on the entry, cal_b
  * (the unlock's shape) on the call site, then cal_c (the key's
  * shape) on the callee's entry.  Each arming rewrites the kernel's text,
@@ -251,7 +317,8 @@ static void drop_probes(struct tracefs_instance *inst,
 static const char *calibrate(struct ft_kcal *cal, const char *group,
 			     struct tracefs_instance *inst, int path,
 			     const char *site, const char *key_format,
-			     const char *unlock_format, const char *f_key)
+			     const char *unlock_format, const char *f_key,
+			     uint64_t jump_at)
 {
 	static const char *const name[3] = { "cal_a", "cal_b", "cal_c" };
 	const char *const at[3] = {
@@ -269,6 +336,10 @@ static const char *calibrate(struct ft_kcal *cal, const char *group,
 	if (tracefs_event_enable(inst, group, "cal_a") ||
 	    tracefs_event_enable(inst, group, "cal_b")) {
 		fail = "cannot enable its probes";
+		goto out;
+	}
+	if (jump_at && !optimized(jump_at)) {
+		fail = "the kernel did not make its probe before the call a jump";
 		goto out;
 	}
 	fail = run_pass(inst, tep, paths[path].nr, id[0], id[1],
@@ -360,6 +431,41 @@ out:
 	return fail;
 }
 
+/*
+ * The releases placed as jumps (kprobe.c, kjump.c) do less work before
+ * their timestamp than a breakpoint on the call: their spans are measured
+ * apart, with a probe of their shape (unlock_j0's register) on an
+ * instruction before the path's call that the kernel makes a jump.  The
+ * key's share is the same as for the call-site release: site_key, what
+ * calibrate_site_key() added to the entry key's span.
+ */
+static const char *calibrate_jump(struct ft_kprobes *kp,
+				  struct tracefs_instance *inst, int path,
+				  uint64_t entry, uint64_t call,
+				  const char *key_format, const char *f_key,
+				  int64_t site_key)
+{
+	struct ft_kcal j = { 0 };
+	char site[32], format[32];
+	const char *fail;
+	uint64_t at;
+
+	if (jump_site(kp->group, entry, call, &at))
+		return "no instruction before its call for a jump-placed probe";
+	snprintf(site, sizeof(site), "0x%llx", (unsigned long long)at);
+	snprintf(format, sizeof(format), "idx=%%%s:x64", kp->jreg[0]);
+	fail = calibrate(&j, kp->group, inst, path, site, key_format, format,
+			 f_key, at);
+	if (fail)
+		return fail;
+	if ((int64_t)j.key_unlock + site_key <= 0)
+		return "its jump spans do not add up";
+	kp->cal.key_unlock_j = (uint64_t)((int64_t)j.key_unlock + site_key);
+	kp->cal.end_unlock_j = j.end_unlock;
+	kp->cal.jump_done = 1;
+	return NULL;
+}
+
 const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst,
 			    const struct ft_ksyms *ks, const char *key_format,
 			    const char *unlock_format)
@@ -368,7 +474,7 @@ const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst
 	const char *fail = "no getpid()/getppid() path with a call to "
 			   "__task_pid_nr_ns() in kallsyms";
 	char f_key[128], site[32];
-	uint64_t target, entry, call;
+	uint64_t target, entry, call, ku;
 	size_t i;
 
 	memset(&kp->cal, 0, sizeof(kp->cal));
@@ -382,11 +488,17 @@ const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst
 			continue;
 		snprintf(site, sizeof(site), "0x%llx", (unsigned long long)call);
 		fail = calibrate(&kp->cal, kp->group, inst, (int)i, site,
-				 key_format, unlock_format, f_key);
+				 key_format, unlock_format, f_key, 0);
+		ku = kp->cal.key_unlock;
 		if (!fail && kp->key_callsites)
 			fail = calibrate_site_key(&kp->cal, kp->group, inst,
 						  (int)i, site, key_format,
 						  unlock_format);
+		if (!fail && kp->nshape)
+			fail = calibrate_jump(kp, inst, (int)i, entry, call,
+					      key_format, f_key,
+					      (int64_t)kp->cal.key_unlock -
+					      (int64_t)ku);
 		if (!fail) {
 			snprintf(kp->cal.path, sizeof(kp->cal.path), "%s>%s",
 				 paths[i].entry, paths[i].callee);

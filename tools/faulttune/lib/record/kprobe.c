@@ -24,7 +24,12 @@
  *            take the table's mutexes (the callers of the key function,
  *            or the patched kernel's unlock helper), the lock in %di,
  *            not filtered in the kernel (the reader keeps the table's
- *            address range): the release;
+ *            address range): the release; or, on a stock kernel, where
+ *            the instructions before the call compute the mutex from the
+ *            table's pointer (kjump.c), on the first of them, which the
+ *            kernel can optimize into a jump (a breakpoint on the call
+ *            costs each release about 160 instructions more): unlock_jN,
+ *            the register the mutex is an offset of;
  *
  * and lock:contention_begin/end, enabled beside them, give the waits.
  *
@@ -169,13 +174,16 @@ void ft_kprobes_destroy(struct ft_kprobes *kp)
 
 	if (!kp)
 		return;
-	/* removing the event removes every probe appended to it */
-	destroy_one(&kp->unlock[0]);
-	for (i = 1; i < kp->nunlock; i++) {
+	/* removing an event removes every probe appended to it */
+	for (i = 0; i < kp->nunlock; i++) {
+		if (kp->head[i]) {
+			destroy_one(&kp->unlock[i]);
+			continue;
+		}
 		tracefs_dynevent_free(kp->unlock[i]);
 		kp->unlock[i] = NULL;
 	}
-	kp->nunlock = 0;
+	kp->nunlock = kp->ncall = kp->njump = kp->nshape = 0;
 	destroy_one(&kp->key[0]);
 	for (i = 1; i < kp->nkey; i++) {
 		tracefs_dynevent_free(kp->key[i]);
@@ -216,9 +224,12 @@ static void ops_missing(char *buf, size_t size, unsigned int seen)
 			       ft_hop_name(op));
 }
 
-/* a call of mutex_unlock() to probe, and the ops whose releases it sees */
+/*
+ * a call of mutex_unlock() to probe, and the ops whose releases it sees;
+ * probe: where its probe went (the call, or a jump-placed one before it)
+ */
 struct kp_site {
-	uint64_t addr;
+	uint64_t addr, probe;
 	unsigned int ops;
 };
 
@@ -348,11 +359,12 @@ static void find_drops(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 				continue;
 			op = FT_HOP_USERFAULT;
 		}
-		site_name(ks, sites[i].addr, place, sizeof(place));
+		/* the reader knows a site by its probe's address */
+		site_name(ks, sites[i].probe, place, sizeof(place));
 		append(kp->drops_at, sizeof(kp->drops_at), &len_at, "%s%s:%s",
 		       len_at ? "," : "", place, ft_hop_name(op));
 		append(kp->drops, sizeof(kp->drops), &len, "%s0x%llx:%s",
-		       len ? "," : "", (unsigned long long)sites[i].addr,
+		       len ? "," : "", (unsigned long long)sites[i].probe,
 		       ft_hop_name(op));
 	}
 }
@@ -530,9 +542,153 @@ static const char *create_keys(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 }
 
 /*
- * One probe per site, all on the event "unlock" of our group, each named
- * SYM+0xOFF (as kprobe_events then shows it) where the symbol is unique,
- * else by its address.  A site the kernel refuses as no instruction
+ * Whether an instruction starts at addr, as the kernel decodes its
+ * function: it refuses a kprobe anywhere else with EILSEQ.  1 yes (or
+ * refused for another reason: not known, so taken as yes), 0 no.
+ */
+static int insn_starts(struct ft_kprobes *kp, uint64_t addr)
+{
+	struct tracefs_dynevent *ev;
+	char where[32];
+	int made, err;
+
+	snprintf(where, sizeof(where), "0x%llx", (unsigned long long)addr);
+	ev = tracefs_kprobe_alloc(kp->group, "insn", where, NULL);
+	if (!ev)
+		return 1;
+	made = !tracefs_dynevent_create(ev);
+	err = errno;
+	if (made && tracefs_dynevent_destroy(ev, true))
+		ft_err("cannot remove kprobe event %s/insn: %s", kp->group,
+		       strerror(errno));
+	tracefs_dynevent_free(ev);
+	tracefs_error_clear(NULL);
+	return made || err != EILSEQ;
+}
+
+/*
+ * 1: a jump in the function that holds call, or in a copy of it (its
+ * .cold part jumps back into it), lands in (at, call]: a path there
+ * would release without passing a probe at "at".  Candidates are bytes
+ * that would be such a jump (kjump.c); one whose byte (or the branch
+ * hint prefix before it) starts an instruction is one.  Also 1 when a
+ * function's text cannot be read, or it has too many to ask about.
+ */
+static int jumped_into(struct ft_kprobes *kp, const struct ft_ksyms *ks,
+		       uint64_t at, uint64_t call)
+{
+	static unsigned char text[16384];
+	uint64_t off, start, from[8];
+	const char *func, *copy;
+	char base[128];
+	size_t j = 0, len;
+	int n, i;
+
+	func = ft_ksyms_func(ks, call, &off);
+	if (!func)
+		return 1;
+	snprintf(base, sizeof(base), "%s", func);
+	base[strcspn(base, ".")] = '\0';
+	while ((copy = ft_ksyms_copy(ks, base, &j, &start))) {
+		len = sizeof(text);
+		while (ft_kcore_read(start, text, len))
+			if ((len /= 4) < 1024)
+				return 1;
+		n = ft_kjump_into(text, len, start, at, call, from, 8);
+		if (n > 8)
+			return 1;
+		for (i = 0; i < n; i++)
+			if (insn_starts(kp, from[i]) ||
+			    (from[i] > start &&
+			     (text[from[i] - start - 1] == 0x2e ||
+			      text[from[i] - start - 1] == 0x3e) &&
+			     insn_starts(kp, from[i] - 1)))
+				return 1;
+	}
+	return 0;
+}
+
+/* the kernel optimizes kprobes into jumps (debug.kprobes-optimization) */
+static int optimizes(void)
+{
+	char *v = ft_read_all("/proc/sys/debug/kprobes-optimization", NULL);
+	int yes = v && v[0] == '1';
+
+	free(v);
+	return yes;
+}
+
+/* the event of our group for a jump-placed release of this shape */
+static int jump_event(struct ft_kprobes *kp, const struct ft_kjump *j,
+		      char *name, size_t nlen, char *format, size_t flen)
+{
+	int s;
+
+	for (s = 0; s < kp->nshape; s++)
+		if (!strcmp(kp->jreg[s], j->reg) && kp->jscale[s] == j->scale)
+			break;
+	if (s == FT_KP_JUMPS)
+		return -1;
+	if (s == kp->nshape) {
+		snprintf(kp->jreg[s], sizeof(kp->jreg[s]), "%s", j->reg);
+		kp->jscale[s] = j->scale;
+	}
+	snprintf(name, nlen, "unlock_j%d", s);
+	snprintf(format, flen, "idx=%%%s:x64", j->reg);
+	return s;
+}
+
+/*
+ * The release at site as a probe the kernel can make a jump (kjump.c):
+ * 0 made, named in place[]; else the call site's breakpoint is to be
+ * used (no known shape, a jump may land between, the kernel refused it,
+ * or no room for another event).  The kernel decides whether it
+ * optimizes it (not, for one, where the function has an indirect jump):
+ * either way the probe sees every release of its call.
+ */
+static int jump_probe(struct ft_kprobes *kp, const struct ft_ksyms *ks,
+		      struct kp_site *site, char *place, size_t plen)
+{
+	unsigned char before[16];
+	struct tracefs_dynevent *ev;
+	char name[32], format[32], why[256];
+	struct ft_kjump j;
+	int s, first;
+
+	if (kp->nunlock >= FT_KP_SITES ||
+	    ft_kcore_read(site->addr - sizeof(before), before, sizeof(before)) ||
+	    !ft_kjump_match(before, sizeof(before), site->addr, kp->table_sym,
+			    &j) ||
+	    jumped_into(kp, ks, j.at, site->addr))
+		return -1;
+	first = kp->nshape;
+	s = jump_event(kp, &j, name, sizeof(name), format, sizeof(format));
+	if (s < 0)
+		return -1;
+	first = s == first;
+	if (first)
+		kp->nshape++;
+	if (site_probe(kp, ks, name, format, j.at, "mutex_unlock()", &ev, place,
+		       plen, why, sizeof(why))) {
+		if (first)
+			kp->nshape--;
+		return -1;
+	}
+	/* the first probe of its event is the one whose removal removes all */
+	kp->head[kp->nunlock] = first;
+	kp->unlock[kp->nunlock++] = ev;
+	kp->njump++;
+	site->probe = j.at;
+	append(kp->jump_at, sizeof(kp->jump_at), &kp->jump_len, "%s%s",
+	       kp->jump_len ? "," : "", place);
+	return 0;
+}
+
+/*
+ * One probe per site, on the event "unlock" of our group (or, placed
+ * before the call as a jump, on its shape's unlock_jN: jump_probe()),
+ * each named SYM+0xOFF (as kprobe_events then shows it) where the symbol
+ * is unique, else by its address.  A site the kernel refuses as no instruction
  * boundary (EILSEQ) means the decode is wrong: the recording fails.  A
  * site it refuses for its place (a notrace function without
  * CONFIG_KPROBE_EVENTS_ON_NOTRACE, as Debian 6.1's
@@ -542,7 +698,7 @@ static const char *create_keys(struct ft_kprobes *kp, const struct ft_ksyms *ks,
  */
 static const char *create_unlocks(struct ft_kprobes *kp,
 				  const struct ft_ksyms *ks,
-				  const struct kp_site *sites, int n,
+				  struct kp_site *sites, int n,
 				  unsigned int seen, char *why, size_t len)
 {
 	unsigned int released = 0, own = 0;
@@ -550,11 +706,20 @@ static const char *create_unlocks(struct ft_kprobes *kp,
 	size_t alen = 0, rlen = 0;
 	int i, r;
 
-	kp->unlock_at[0] = kp->unlock_refused[0] = '\0';
+	kp->unlock_at[0] = kp->unlock_refused[0] = kp->jump_at[0] = '\0';
+	kp->jump_len = 0;
 	for (i = 0; i < n; i++) {
 		struct tracefs_dynevent *ev;
 
 		own |= sites[i].ops;
+		sites[i].probe = sites[i].addr;
+		if (kp->table_sym && !jump_probe(kp, ks, &sites[i], addr,
+						 sizeof(addr))) {
+			released |= sites[i].ops;
+			append(kp->unlock_at, sizeof(kp->unlock_at), &alen,
+			       "%s%s", alen ? "," : "", addr);
+			continue;
+		}
 		r = site_probe(kp, ks, "unlock", UNLOCK_FORMAT, sites[i].addr,
 			       "mutex_unlock()", &ev, addr, sizeof(addr), why,
 			       len);
@@ -565,6 +730,7 @@ static const char *create_unlocks(struct ft_kprobes *kp,
 			       &rlen, "%s%s", rlen ? "," : "", addr);
 			continue;
 		}
+		kp->head[kp->nunlock] = !kp->ncall++;
 		kp->unlock[kp->nunlock++] = ev;
 		released |= sites[i].ops;
 		append(kp->unlock_at, sizeof(kp->unlock_at), &alen, "%s%s",
@@ -647,6 +813,19 @@ const char *ft_kprobes_create(struct ft_kprobes *kp,
 	}
 	kp->key_func = k->func;
 	kp->op_arg = k->op_arg;
+	/*
+	 * Releases as jumps (kjump.c) where the table is the hash's, which
+	 * nothing resizes: the mutex is then its pointer's value at record
+	 * start plus an offset.  Not the patched kernel's (its helpers
+	 * unlock a token's mutex) nor the tests' function; and only where
+	 * the kernel optimizes kprobes at all, and debugfs shows whether it
+	 * made the calibration's probe a jump (kcal.c), so that the cost
+	 * taken off is that of a jump.
+	 */
+	if (!k->op_arg && !test.func && !(o && o->no_jump) &&
+	    !access("/sys/kernel/debug/kprobes/list", R_OK) && optimizes() &&
+	    ft_ksyms_addr(ks, "hugetlb_fault_mutex_table", &kp->table_sym))
+		kp->table_sym = 0;
 	if (ft_ksyms_addr(ks, "mutex_unlock", &unlock)) {
 		ft_ksyms_free(ks);
 		return "mutex_unlock not in kallsyms";
@@ -721,7 +900,15 @@ int ft_kprobes_arm(struct ft_kprobes *kp, struct tracefs_instance *inst, int on)
 				return -1;
 	}
 	if (on) {
-		if (tracefs_event_enable(inst, kp->group, "unlock") ||
+		char name[32];
+
+		for (i = 0; i < (size_t)kp->nshape; i++) {
+			snprintf(name, sizeof(name), "unlock_j%zu", i);
+			if (tracefs_event_enable(inst, kp->group, name))
+				return -1;
+		}
+		if ((kp->ncall &&
+		     tracefs_event_enable(inst, kp->group, "unlock")) ||
 		    tracefs_event_enable(inst, kp->group, "key") ||
 		    tracefs_event_enable(inst, "lock", lock_events[0]) ||
 		    tracefs_event_enable(inst, "lock", lock_events[1]))
@@ -738,13 +925,18 @@ int ft_kprobes_arm(struct ft_kprobes *kp, struct tracefs_instance *inst, int on)
 const char *ft_kprobes_marker(const struct ft_kprobes *kp)
 {
 	static char text[1024];
-	int len;
+	int len, i;
 
 	/* what kpair.c needs first: a trace_marker write may be cut at 1 KB */
 	len = snprintf(text, sizeof(text), " kprobe group=%s key=%s "
 		       "unlock=callsites:%d table=0x%llx nbuckets=%u stride=%u",
 		       kp->group, kp->key_func, kp->nunlock,
 		       (unsigned long long)kp->base, kp->n, kp->stride);
+	/* unlock_jN's scale and register, N in order: "S:REG,..." */
+	for (i = 0; i < kp->nshape && len > 0 && (size_t)len < sizeof(text); i++)
+		len += snprintf(text + len, sizeof(text) - len, "%s%u:%s",
+				i ? "," : " unlock_jump=", kp->jscale[i],
+				kp->jreg[i]);
 	/* the key at its call sites, and the releases that drop (kpair.c) */
 	if (kp->key_callsites && len > 0 && (size_t)len < sizeof(text))
 		len += snprintf(text + len, sizeof(text) - len,
@@ -758,6 +950,11 @@ const char *ft_kprobes_marker(const struct ft_kprobes *kp)
 				(unsigned long long)kp->cal.key_key,
 				(unsigned long long)kp->cal.end_unlock,
 				kp->cal.path);
+	if (kp->cal.jump_done && len > 0 && (size_t)len < sizeof(text))
+		len += snprintf(text + len, sizeof(text) - len,
+				" probe_cost_jump=%llu,%llu",
+				(unsigned long long)kp->cal.key_unlock_j,
+				(unsigned long long)kp->cal.end_unlock_j);
 	if (len > 0 && (size_t)len < sizeof(text))
 		snprintf(text + len, sizeof(text) - len, " covered=%s "
 			 "uncovered=%s unreleased=%s", kp->covered,

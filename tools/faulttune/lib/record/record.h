@@ -47,6 +47,7 @@ struct ft_inst {
 					   (the tests' way to a missing or
 					   blacklisted one), NULL: none */
 		int no_cal;		/* do not measure the probes' cost */
+		int no_jump;		/* every release probe on its call */
 	} kpo;
 };
 int ft_inst_create(struct ft_inst *fi, size_t buffer_kb);
@@ -94,6 +95,7 @@ int ft_tracedat_write(const char *out, struct ft_inst *fi, int ncpus,
  */
 #define FT_KP_SITES	64	/* unlock call sites probed, at most */
 #define FT_KP_KEYS	16	/* locking call sites of the hash, at most */
+#define FT_KP_JUMPS	4	/* release events placed as jumps, at most */
 struct tracefs_dynevent;
 struct ft_kprobes {
 	char group[32];
@@ -107,9 +109,20 @@ struct ft_kprobes {
 	char key_at[512];	/* "caller+0xoff,..." its call sites */
 	char drops[256];	/* "0xaddr:op,...": unlock sites that drop */
 	char drops_at[512];	/* the same as "caller+0xoff:op,..." */
-	/* the unlock event: one probe per call site, appended to the first */
+	/*
+	 * the release probes: on the event "unlock" at the calls of
+	 * mutex_unlock() (the mutex in %di), or placed to be a jump before
+	 * the call (kjump.c) on "unlock_jN", one event per register and
+	 * scale (jreg[N], jscale[N]); each appended to its event's first
+	 * (head[i]: the first, whose removal removes them all)
+	 */
 	struct tracefs_dynevent *unlock[FT_KP_SITES];
-	int nunlock;
+	unsigned char head[FT_KP_SITES];
+	int nunlock, ncall, njump;
+	char jreg[FT_KP_JUMPS][8];
+	unsigned int jscale[FT_KP_JUMPS];
+	int nshape;
+	uint64_t table_sym;	/* hugetlb_fault_mutex_table's own address */
 	const char *key_func;	/* the probed function */
 	int op_arg;		/* its op is an argument (the patched helper) */
 	uint64_t base;		/* the table, its size and its mutexes' stride */
@@ -117,6 +130,8 @@ struct ft_kprobes {
 	char covered[512];	/* "op:caller*calls,..." the key probe sees */
 	char uncovered[128];	/* "op,..." it does not */
 	char unlock_at[1024];	/* "caller+0xoff,..." the unlock probes */
+	char jump_at[512];	/* those of them placed before the call */
+	size_t jump_len;
 	char unlock_uncovered[128];	/* "op,..." whose releases no site sees */
 	char unlock_refused[512];	/* "caller+0xoff,..." the kernel refused */
 	int armed;		/* enabled in the instance (ft_kprobes_arm()) */
@@ -127,6 +142,9 @@ struct ft_kprobes {
 		uint64_t key_unlock;	/* ns: a hold dated at the key probe */
 		uint64_t key_key;	/* ns: each rehash of the held key */
 		uint64_t end_unlock;	/* ns: dated at lock:contention_end */
+		/* the same two, released at a jump-placed probe */
+		int jump_done;
+		uint64_t key_unlock_j, end_unlock_j;
 	} cal;
 	const char *cal_why;	/* NULL, or why it was not measured */
 };

@@ -199,8 +199,9 @@ check-systemd: tool kernel-6.12 kernel-stock-6.12
 # kernel its Kernel: line names (6.12 by default)
 # (too slow for check-long: one kernel build and boot per mutant)
 mutation-check: image-6.12 kernel-6.12 image-7.3 kernel-7.3
-	@$(KENV_6.12) $(SCRIPTS)/mutation-check.sh; a=$$?; \
-	 $(KENV_7.3) $(SCRIPTS)/mutation-check.sh; b=$$?; [ $$a = 0 ] && [ $$b = 0 ]
+	@$(KENV_6.12) MUTATION_KCONFIG="$(KCONFIG_6.12)" $(SCRIPTS)/mutation-check.sh; a=$$?; \
+	 $(KENV_7.3) MUTATION_KCONFIG="$(KCONFIG_7.3)" $(SCRIPTS)/mutation-check.sh; b=$$?; \
+	 [ $$a = 0 ] && [ $$b = 0 ]
 
 # each planted fault in tools/faulttune must fail the check it names
 # (tools/faulttune/tests/mutation.py, Documentation/mutation.md): the host

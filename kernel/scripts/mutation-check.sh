@@ -31,6 +31,12 @@ case $kver in
 7.3) build=$top/build/7.3; configs=("$top/kernel/config/7.3.config") ;;
 *) echo "mutation-check: KVER must be 6.12 or 7.3, not '$kver'" >&2; exit 2 ;;
 esac
+configs=("$top/kernel/config/base.config" "$top/kernel/config/debug.config" "${configs[@]}")
+# make mutation-check passes the fragments it builds the kernel with
+# (KCONFIG_6.12, KCONFIG_7.3), so that a mutant builds as the series does
+if [ -n "${MUTATION_KCONFIG:-}" ]; then
+	read -r -a configs <<< "$MUTATION_KCONFIG"
+fi
 dir=$build/mutant
 logs=$build/mutation
 export VM_TIMEOUT=${VM_TIMEOUT_MUTANT:-600}
@@ -121,8 +127,7 @@ for m in "$@"; do
 	# rsync restored the series' mtimes: make every file a mutant changes
 	# newer than the object the previous mutant left.
 	for f in $files; do touch "$dir/src/$f"; done
-	if ! "$scripts/build-kernel.sh" "$dir" "$top/kernel/config/base.config" \
-			"$top/kernel/config/debug.config" "${configs[@]}" > "$logs/$name.build" 2>&1; then
+	if ! "$scripts/build-kernel.sh" "$dir" "${configs[@]}" > "$logs/$name.build" 2>&1; then
 		result NOTOK "mutant $name: does not build ($logs/$name.build)"
 		continue
 	fi

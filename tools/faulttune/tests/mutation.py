@@ -16,7 +16,11 @@ run in the copy.  A "host" check is a shell command run in the copy's
 directory; a "guest" check is a guest test (tests/guest/*.t) run by
 kernel/scripts/run-vm.sh on the patched 6.12 kernel of build/, with the
 mutant's faulttune laid over the guest image's (a second cpio archive
-appended to build/guest.cpio); guest mutants run only with --guest.
+appended to build/guest.cpio), booted as check.sh boots that test (what
+the check adds to the kernel command line and before run-tests); guest
+mutants run only with --guest.  A fault of the image rather than of the
+tool is an overlay: files laid over the image's the same way, the tool
+left as it is.
 Before any mutant, every check it uses must pass on the unmodified copy:
 a check that fails on the real code proves nothing about a mutant.
 
@@ -43,7 +47,11 @@ KPAIR = "make -s tests/kpair-test && ./tests/kpair-test"
 BADFILES = "make -s tests/synth && ./tests/badfiles.sh ./faulttune ./tests/synth"
 TRACEFS = "./tests/host-tracefs.sh ./faulttune"
 
-# name, the fault, the check ("host", command) or ("guest", test), old, new
+# name, the fault, the check ("host", command) or ("guest", test[, what
+# the test's boot adds to the kernel command line[, what goes before
+# run-tests]]), then old and new, or overlay: {path in the guest image:
+# (mode, text)}, files laid over the image's for a fault of the image
+# the harness builds rather than of the tool (the tool is left as it is)
 MUTANTS = [
     dict(name="sharing-as-collision",
          fault="a contended acquisition behind the same key (true sharing) "
@@ -67,6 +75,40 @@ MUTANTS = [
          check=("guest", "faulttune-fallback.t"),
          old="""	wait = ev->ts > w.ts ? ev->ts - w.ts : 0;""",
          new="""	wait = ev->ts > w.ts ? 3 * (ev->ts - w.ts) : 0;"""),
+    dict(name="release-lost-one-in-16",
+         fault="the kprobe recorder's reader loses one release in 16 "
+               "(its acquisition is never paired): a partial loss, not "
+               "the whole recording's",
+         check=("guest", "kernel-lockdown.t",
+                "lockdown=integrity hugetlb_fault_mutexes=64"),
+         old="""	if (t->bucket != bucket)
+		kp->bucket_mismatch++;""",
+         new="""	if (t->bucket != bucket)
+		kp->bucket_mismatch++;
+	{
+		static unsigned int lost;
+
+		if (++lost % 16 == 0) {
+			drop(kp, t);
+			return 0;
+		}
+	}"""),
+    dict(name="kselftest-not-built",
+         fault="the guest image has no runnable hugetlb_fault_mutexes (a "
+               "harness that did not build the series' own kselftest)",
+         check=("guest", "selftests.t", "", "FT_TESTS=hugetlb_fault_mutexes"),
+         overlay={"ft/selftests/hugetlb_fault_mutexes": (0o644, "")}),
+    dict(name="kselftest-all-skipped",
+         fault="the series' own kselftest skips every case on the patched "
+               "kernel and exits 0, as kselftest_harness does when nothing "
+               "ran",
+         check=("guest", "selftests.t", "", "FT_TESTS=hugetlb_fault_mutexes"),
+         overlay={"ft/selftests/hugetlb_fault_mutexes": (0o755, """#!/bin/sh
+echo "TAP version 13"
+echo "1..1"
+echo "ok 1 resize # SKIP planted"
+echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"
+""")}),
     dict(name="jump-scale-dropped",
          fault="a release probed before its call as a jump takes the "
                "register for the mutex's offset unscaled (lea's x8 lost)",
@@ -80,6 +122,61 @@ MUTANTS = [
          check=("host", KPAIR),
          old="""		kp->jump_outside += jump;""",
          new="""		(void)jump;"""),
+    dict(name="tune-picks-wander",
+         fault="tune's pick moves by a factor of 4 from one run to the next "
+               "(a counter in /tmp stands for whatever makes it unstable) "
+               "and every run says it could not separate any size: "
+               "inconsistent answers passed off as unsure ones",
+         check=("guest", "faulttune-programs.t"),
+         old=r"""	for (i = d->first; i <= d->last && i < d->nsizes; i++)
+		fprintf(f, "%s%u", i == d->first ? "" : ",", d->sizes[i]);
+	fputs("]}", f);
+	fprintf(f, ",\"current_verdict\":{\"verdict\":\"%s\",\"more_runs\":",
+		verdict_str(d->cur_verdict));
+	if (d->more_runs)
+		fprintf(f, "%d", d->more_runs);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"measured\":%s", d->cur_known ? "true" : "false");
+	if (d->cur_known)
+		fprintf(f, ",\"measured_lo_pct\":%.4f,\"measured_up_pct\":%.4f,"
+			"\"model_fits\":%s", d->cur_meas_lo, d->cur_meas_up,
+			d->cur_model_fails ? "false" : "true");
+	fputc('}', f);
+	if (adv->pick.idx >= 0 && adv->nholds)
+		fprintf(f, ",\"recommended\":%u,\"keep\":%s,\"target_met\":%s}",
+			adv->rows[adv->pick.idx].size,
+""",
+         new=r"""	for (i = 0; i < d->nsizes; i++)
+		fprintf(f, "%s%u", i == 0 ? "" : ",", d->sizes[i]);
+	fputs("]}", f);
+	fprintf(f, ",\"current_verdict\":{\"verdict\":\"%s\",\"more_runs\":",
+		verdict_str(d->cur_verdict));
+	if (d->more_runs)
+		fprintf(f, "%d", d->more_runs);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"measured\":%s", d->cur_known ? "true" : "false");
+	if (d->cur_known)
+		fprintf(f, ",\"measured_lo_pct\":%.4f,\"measured_up_pct\":%.4f,"
+			"\"model_fits\":%s", d->cur_meas_lo, d->cur_meas_up,
+			d->cur_model_fails ? "false" : "true");
+	fputc('}', f);
+	if (adv->pick.idx >= 0 && adv->nholds)
+		fprintf(f, ",\"recommended\":%u,\"keep\":%s,\"target_met\":%s}",
+			adv->rows[adv->pick.idx].size << ({
+				FILE *runs = fopen("/tmp/ft-mutant-runs", "a+");
+				long n = 0;
+
+				if (runs) {
+					fseek(runs, 0, SEEK_END);
+					n = ftell(runs);
+					fputc('x', runs);
+					fclose(runs);
+				}
+				2 * (n % 3);
+			}),
+"""),
     dict(name="wrong-bucket-accepted",
          fault="an event whose bucket is not hash & (nbuckets - 1) is not counted",
          check=("host", UNIT),
@@ -264,12 +361,19 @@ def sync(src, dst):
     subprocess.run(["rsync", "-a", "--delete", src + "/", dst + "/"], check=True)
 
 
-def guest_cpio(tree, name):
-    """build/guest.cpio with tree's faulttune laid over the guest's"""
+def guest_cpio(tree, name, overlay=None):
+    """build/guest.cpio with tree's faulttune (and overlay's files) laid
+    over the guest's"""
     ov = os.path.join(WORK, "overlay-" + name)
     shutil.rmtree(ov, ignore_errors=True)
     os.makedirs(os.path.join(ov, "ft", "bin"))
     shutil.copy2(os.path.join(tree, "faulttune"), os.path.join(ov, "ft", "bin", "faulttune"))
+    for path, (mode, text) in (overlay or {}).items():
+        dst = os.path.join(ov, path)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "w") as f:
+            f.write(text)
+        os.chmod(dst, mode)
     out = os.path.join(WORK, "guest-%s.cpio" % name)
     with open(out, "wb") as f:
         with open(os.path.join(TOP, "build", "guest.cpio"), "rb") as g:
@@ -281,20 +385,46 @@ def guest_cpio(tree, name):
     return out
 
 
-def run_check(check, tree, name, log):
-    kind, what = check
+def run_check(check, tree, name, log, overlay=None):
+    kind, what = check[:2]
     if kind == "host":
         return sh(what, tree, log)
-    cpio = guest_cpio(tree, name)
+    cpio = guest_cpio(tree, name, overlay)
+    # a test that needs its own boot (check.sh's VM_APPEND for it)
+    append = (os.environ.get("VM_APPEND", "") + " " +
+              (check[2] if len(check) > 2 else "")).strip()
+    before = check[3] + " " if len(check) > 3 else ""
     env = dict(os.environ, VM_LOGDIR=os.path.join(WORK, "logs", "vm-" + name),
+               VM_APPEND=append,
                VM_KERNEL="patched", VM_CPUS=os.environ.get("VM_CPUS", "4"),
                VM_TIMEOUT=os.environ.get("VM_TIMEOUT", "900"))
-    rc = sh("%s %s %s 'run-tests /ft/tests/%s'" % (
+    rc = sh("%s %s %s '%srun-tests /ft/tests/%s'" % (
         os.path.join(TOP, "kernel", "scripts", "run-vm.sh"),
-        os.path.join(TOP, "build", "patched", "bzImage"), cpio, what),
+        os.path.join(TOP, "build", "patched", "bzImage"), cpio, before, what),
         TOP, log, timeout=int(env["VM_TIMEOUT"]) + 120, env=env)
     os.unlink(cpio)
     return rc
+
+
+def plant(m, mut):
+    """replace m's old text by its new in the copy mut: the file's path
+    relative to it, or None (a failed result said why)"""
+    hits = find(mut, m["old"])
+    total = sum(c for _, c in hits)
+    if total != 1:
+        result(False, "mutant %s: STALE, its old text is in %s" % (
+            m["name"], ", ".join("%s (%dx)" % (os.path.relpath(p, mut), c)
+                                 for p, c in hits) or "no file"))
+        return None
+    path = hits[0][0]
+    if m["new"] == m["old"]:
+        result(False, "mutant %s: its new text is its old" % m["name"])
+        return None
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        s = f.read()
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(s.replace(m["old"], m["new"]))
+    return os.path.relpath(path, mut)
 
 
 def main():
@@ -337,24 +467,14 @@ def main():
             c[0], c[1], "" if rc == 0 else " (exit %d: %s; %s)" % (rc, why(log), log)))
 
     for m in todo:
-        name, (kind, what) = m["name"], m["check"]
+        name, (kind, what) = m["name"], m["check"][:2]
         sync(pristine, mut)
-        hits = find(mut, m["old"])
-        total = sum(c for _, c in hits)
-        if total != 1:
-            result(False, "mutant %s: STALE, its old text is in %s" % (
-                name, ", ".join("%s (%dx)" % (os.path.relpath(p, mut), c) for p, c in hits)
-                or "no file"))
-            continue
-        path = hits[0][0]
-        if m["new"] == m["old"]:
-            result(False, "mutant %s: its new text is its old" % name)
-            continue
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            s = f.read()
-        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(s.replace(m["old"], m["new"]))
-        where = os.path.relpath(path, mut)
+        if "overlay" in m:
+            where = "image: " + ", ".join(sorted(m["overlay"]))
+        else:
+            where = plant(m, mut)
+            if not where:
+                continue
         if kind == "guest" and not guest:
             result(True, "mutant %s (%s): %s check %s # SKIP guest check, not run "
                    "without --guest" % (name, where, kind, what))
@@ -367,7 +487,7 @@ def main():
             result(False, "mutant %s (%s): does not build (%s)" % (name, where, log))
             continue
         t0 = time.time()
-        rc = run_check(m["check"], mut, name, log)
+        rc = run_check(m["check"], mut, name, log, m.get("overlay"))
         if rc:
             result(True, "mutant %s (%s): caught by %s (exit %d, %.0f s: %s)" % (
                 name, where, what, rc, time.time() - t0, why(log)))

@@ -41,6 +41,10 @@
 #			refaults' records, so nothing is lost: a lost event
 #			(or a lost count missing from the report) in any of
 #			them fails the run.
+#   kprobe-call-stopped	(stock) the same with FAULTTUNE_NO_KJUMP=1: every
+#			release probe a breakpoint on its call of
+#			mutex_unlock(), none placed before it as a jump
+#			(kjump.c): what the jumps save, in the same boot
 #   kprobe		the same with the recorder running: what a user on one
 #			CPU pays, its reader included
 #   both		(patched) `record --source=both`: the kprobes and the
@@ -145,6 +149,7 @@ EOF
 		echo \"SUMM \$1 file acquisitions=\$acq lost=\$lost\"
 		echo \"SUMM \$1 hold \$(sed -n 's/.*\"ops\":\\[{\"name\":\"fault\",[^}]*\"hold_p50_ns\":\\([0-9]*\\).*/\\1/p' kp.json)\"
 		echo \"SUMM \$1 cal \$(grep -o '\"probe_cost\":{[^}]*}' kp.json | tr -d '\"{}' | sed 's/^probe_cost://; s/:/=/g; s/,/ /g')\"
+		echo \"SUMM \$1 caljump \$(grep -o '\"jump_releases\":[0-9]*\\|\"probe_cost_jump\":{[^}]*}' kp.json | tr -d '\"{}' | sed 's/^probe_cost_jump://; s/:/=/g; s/,/ /g' | tr '\\n' ' ')\"
 		faulttune report --raw-holds --json \$([ \$3 = both ] && echo --source=kprobe) kp.dat > kr.json 2> /dev/null
 		echo \"SUMM \$1 rawhold \$(sed -n 's/.*\"ops\":\\[{\"name\":\"fault\",[^}]*\"hold_p50_ns\":\\([0-9]*\\).*/\\1/p' kr.json)\"
 		if [ \$3 = both ]; then
@@ -157,6 +162,12 @@ EOF
 	}
 	for i in \$(seq $reps); do
 		kprec kprobe-stopped stop kprobe
+		# the same with every release probe on its call, side by side
+		if [ ! -e \$H/hugetlb_fault_mutex_hold ]; then
+			export FAULTTUNE_NO_KJUMP=1
+			kprec kprobe-call-stopped stop kprobe
+			unset FAULTTUNE_NO_KJUMP
+		fi
 		kprec kprobe run kprobe
 		[ -e \$H/hugetlb_fault_mutex_hold ] && kprec both run both
 	done
@@ -184,7 +195,7 @@ REFAULT_GOAL = 2.0
 path, faults, reps, md, kver = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 on = "" if kver == "6.12" else " on Linux %s" % kver
 ipr, holds, nev, files, match, failed = {}, {}, {}, {}, {}, []
-rawholds, cals = {}, {}
+rawholds, cals, caljumps = {}, {}, {}
 for line in open(path):
     f = line.split()
     k, mode, what = f[0], f[1], f[2]
@@ -197,6 +208,8 @@ for line in open(path):
         rawholds.setdefault((k, mode), []).append(int(f[3]))
     elif what == "cal" and kv.get("measured") == "true":
         cals.setdefault((k, mode), []).append(kv)
+    elif what == "caljump":
+        caljumps.setdefault((k, mode), []).append(kv)
     elif what == "match":
         match.setdefault((k, mode), []).append(kv)
     elif what == "failed":
@@ -251,15 +264,18 @@ with open(md, "w") as o:
         o.write("\nThe summaries take %.2f of the trio's bytes.\n" % (per["summary"] / per["trio"]))
 
     # issue 31: the kprobe recorder, in the same boots
-    kp = [km for km in (("stock", "kprobe-stopped"), ("stock", "kprobe"),
-                        ("patched", "kprobe-stopped"), ("patched", "kprobe"),
-                        ("patched", "both")) if km in ipr]
+    kps = [km for km in (("stock", "kprobe-call-stopped"), ("stock", "kprobe-stopped"),
+                         ("stock", "kprobe")) if km in ipr]
+    kpp = [km for km in (("patched", "kprobe-stopped"), ("patched", "kprobe"),
+                         ("patched", "both")) if km in ipr]
+    kp = kps + kpp
     if kp or failed:
         o.write("\n## kprobe recorder cost%s\n\n" % on)
         o.write("The same refaults under `faulttune record --source=kprobe -b 65536` "
                 "(faulttune's kprobes at the calls of `hugetlb_fault_mutex_hash()` that "
                 "precede a lock, or the patched `hugetlb_fault_mutex_lock()`'s entry, at "
-                "the calls of `mutex_unlock()` in the hugetlb functions, and "
+                "the calls of `mutex_unlock()` in the hugetlb functions (on stock, where "
+                "it can, on the instruction before the call, as a jump: kjump.c), and "
                 "`lock:contention_begin/end` filtered to the table), median of %s recordings, each "
                 "its own `record` run.  probes on, no reader: the recorder stopped "
                 "(SIGSTOP from its child, the workload, before the refaults; SIGCONT "
@@ -275,8 +291,8 @@ with open(md, "w") as o:
                 "| over stock off | acquisitions | lost | median hold_ns | raw hold_ns "
                 "| vs released (raw) |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|\n")
-        for k, mode in (("stock", "off"),) + tuple(kp[:2]) + (("patched", "off"),
-                        ("patched", "summary"), ("patched", "released")) + tuple(kp[2:]):
+        for k, mode in (("stock", "off"),) + tuple(kps) + (("patched", "off"),
+                        ("patched", "summary"), ("patched", "released")) + tuple(kpp):
             v = ipr.get((k, mode))
             if not v:
                 continue
@@ -287,6 +303,8 @@ with open(md, "w") as o:
             name = {"off": "none (events off)", "summary": "summary event (events, no probe)",
                     "released": "released event (no probe)",
                     "kprobe-stopped": "kprobes, probes on, no reader",
+                    "kprobe-call-stopped": "kprobes, releases on their calls "
+                                           "(FAULTTUNE_NO_KJUMP), no reader",
                     "kprobe": "kprobes, with its reader",
                     "both": "both (kprobes + summary), with its reader"}[mode]
             rh = rawhold.get((k, mode))
@@ -309,6 +327,14 @@ with open(md, "w") as o:
                         *("%.0f" % statistics.median(int(x[n]) for x in c) for n in
                           ("key_unlock_ns", "key_key_ns", "end_unlock_ns",
                            "mean_correction_ns"))))
+            cj = [x for x in caljumps.get(km, []) if "key_unlock_ns" in x]
+            if cj:
+                o.write("  Releases probed before their call as jumps: %s of the "
+                        "acquisitions; their own spans from the key %s, from "
+                        "contention_end %s." % (
+                        "/".join(x.get("jump_releases", "-") for x in cj),
+                        *("%.0f" % statistics.median(int(x[n]) for x in cj) for n in
+                          ("key_unlock_ns", "end_unlock_ns"))))
         o.write("\n")
         kh, bh, bk = hold.get(("patched", "kprobe")), hold.get(("patched", "both")), \
             hold.get(("patched", "both-kprobe"))
@@ -327,6 +353,11 @@ with open(md, "w") as o:
                     "kernel: %.0f instructions against %.0f with nothing recording, "
                     "%.3fx (goal: at most %.1fx: %s).\n" % (statistics.median(sk), stock,
                     r, REFAULT_GOAL, "met" if r <= REFAULT_GOAL else "**missed**"))
+            sc = ipr.get(("stock", "kprobe-call-stopped"))
+            if sc:
+                o.write("With every release probe on its call (FAULTTUNE_NO_KJUMP=1), "
+                        "the same boot: %.0f, %.3fx.\n" % (statistics.median(sc),
+                        statistics.median(sc) / stock))
         sh = hold.get(("stock", "kprobe"))
         if sh is not None and ref:
             o.write("Stock, which has no event to measure its hold with: the kprobe "
@@ -362,7 +393,7 @@ if sk and stock and statistics.median(sk) / stock > REFAULT_GOAL:
                                                        REFAULT_GOAL))
 # the kprobe-stopped recordings' cost rests on nothing lost (the header)
 for (k, mode), fl in sorted(files.items()):
-    if mode != "kprobe-stopped":
+    if not mode.endswith("-stopped"):
         continue
     for i, x in enumerate(fl):
         if x.get("lost") != "0":

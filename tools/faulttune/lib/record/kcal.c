@@ -432,8 +432,11 @@ out:
 }
 
 /*
- * The releases placed as jumps (kprobe.c, kjump.c) do less work before
- * their timestamp than a breakpoint on the call: their spans are measured
+ * The releases placed as jumps (kprobe.c, kjump.c) are another kind of
+ * probe than a breakpoint on the call, whose work before its timestamp
+ * need not be the same (on getpid() the two measure within 20
+ * instructions of each other, inside a refault about 100 apart:
+ * bench.md, "The releases placed as jumps"): their spans are measured
  * apart, with a probe of their shape (unlock_j0's register) on an
  * instruction before the path's call that the kernel makes a jump.  The
  * key's share is the same as for the call-site release: site_key, what

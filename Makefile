@@ -97,7 +97,9 @@ $(LINUX_TARBALL_7.3):
 define kernel-version
 KENV_$(1)	:= KVER=$(1) LINUX_TARBALL=$(LINUX_TARBALL_$(1)) PATCHES_DIR=$(PATCHES_DIR_$(1)) \
 		   KERNEL_BASE=$(BUILD_$(1))/stock/src
-PATCHES_$(1)	:= $$(wildcard $(PATCHES_DIR_$(1))/series $(PATCHES_DIR_$(1))/*.patch)
+# (and of its sub-series: 7.3's mm/ and x86/, each posted on its own)
+PATCHES_$(1)	:= $$(wildcard $(PATCHES_DIR_$(1))/series $(PATCHES_DIR_$(1))/*.patch \
+		   $(PATCHES_DIR_$(1))/*/series $(PATCHES_DIR_$(1))/*/*.patch)
 
 $(BUILD_$(1))/stock/src.stamp: $(LINUX_TARBALL_$(1)) $(SCRIPTS)/prepare-tree.sh | deps
 	$$(KENV_$(1)) $(SCRIPTS)/prepare-tree.sh stock $(BUILD_$(1))/stock/src
@@ -248,7 +250,7 @@ bench: image-6.12 kernel-6.12 kernel-stock-6.12 kernel-norw
 	 else echo "bench: no benchmarks yet"; fi
 
 # The series as one would post it (From:, Signed-off-by:, cover letter),
-# checkpatched.
+# checkpatched; 7.3's as two, build/7.3/patches/{mm,x86}, each on the base.
 patches: $(BUILDK)/stock/src.stamp
 	@$(KENV_$(KVER)) $(SCRIPTS)/make-patches.sh $(BUILDK)/patches
 

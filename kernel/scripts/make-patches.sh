@@ -21,6 +21,9 @@
 # (of this repository, or global), and the script refuses to run without
 # them.
 #
+# A series directory whose series file names sub-series (SUB/NNNN-*.patch)
+# gives one posted series per SUB, each against the base, in OUTDIR/SUB.
+#
 # The base is the stable release the tarball holds, vX.Y.N (Debian's
 # linux-source-6.12 is 6.12.y, and the 6.12 series' patch 1 edits code that
 # came with a 6.12.y fix, so it does not apply to v6.12; linux-source-7.3 is
@@ -66,6 +69,27 @@ case $out in "$top"/kernel|"$top"/kernel/*) die "OUTDIR $out is in kernel/: name
 
 mapfile -t series < <(grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" | awk '{ print $1 }')
 [ ${#series[@]} -gt 0 ] || die "${patches#$top/}/series lists no patches"
+
+# A series of sub-series (entries SUB/NNNN-*.patch, each SUB a directory
+# with its own series and cover-letter: 7.3's mm for linux-mm and x86
+# for tip) is posted as one series per SUB, each made against the base
+# alone by a run of this script into OUTDIR/SUB.
+subs=$(printf '%s\n' "${series[@]}" | sed -n 's|^\([^/]*\)/.*|\1|p' | awk '!seen[$0]++')
+if [ -n "$subs" ]; then
+	! printf '%s\n' "${series[@]}" | grep -qv / ||
+		die "${patches#$top/}/series mixes sub-series with patches of its own"
+	rm -rf "$work" "$out"
+	mkdir -p "$out"
+	status=0
+	for sub in $subs; do
+		[ -f "$patches/$sub/series" ] && [ -f "$patches/$sub/cover-letter" ] ||
+			die "series names $sub/..., but ${patches#$top/}/$sub has no series or no cover-letter"
+		echo "make-patches: sub-series $sub (${patches#$top/}/$sub) on the base alone"
+		PATCHES_DIR=$patches/$sub "$0" "$out/$sub" || status=1
+	done
+	echo "make-patches: $(echo $subs | wc -w) series in $out: $(echo $subs)"
+	exit $status
+fi
 
 # The scratch tree holds only what the series modifies: format-patch output
 # (blob ids included) does not depend on the rest of the tree.  A patch may

@@ -36,13 +36,17 @@ die() { echo "prepare-tree: $*" >&2; exit 1; }
 # Debian's archive keeps only the newest linux-source of a version, so the
 # tree can move past the release the series was made against with no change
 # here.  When a patch fails on such a tree, say so: the fix is a rebase.
+# The cover letter is the series directory's, or for a series of
+# sub-series (7.3's mm/ and x86/) the first sub-series' (all name the
+# same base).
 moved() {	# PATCH
-	local have want
+	local have want cover
+	cover=$(ls "$patchdir/cover-letter" "$patchdir"/*/cover-letter 2>/dev/null | head -1)
 	have=$(tree_release "$stage")
-	want=$(grep -o -m1 'applies to \(Linux \|v\)[0-9][0-9.]*[0-9]' "$patchdir/cover-letter" 2>/dev/null |
+	want=$(grep -o -m1 'applies to \(Linux \|v\)[0-9][0-9.]*[0-9]' "${cover:-/dev/null}" 2>/dev/null |
 		grep -o '[0-9][0-9.]*[0-9]$' || true)
 	[ -n "$have" ] && [ -n "$want" ] && [ "$have" != "$want" ] || return 0
-	echo "prepare-tree: $tarball holds Linux $have, the series (${patchdir#$top/}/cover-letter) applies to $want:" \
+	echo "prepare-tree: $tarball holds Linux $have, the series (${cover#$top/}) applies to $want:" \
 		"rebase it onto $have (mend $1, then make patches) before it can apply" >&2
 }
 
@@ -84,8 +88,9 @@ if [ "$variant" != stock ]; then
 		done
 		echo "prepare-tree: applied $n patches from ${series#$top/}"
 	fi
-	# Stamp what the patches touched with the newest file of the series.
-	newest=$(stat -c %Y "$patchdir"/* | sort -n | tail -1)
+	# Stamp what the patches touched with the newest file of the series
+	# (of its sub-series' directories too).
+	newest=$(find "$patchdir" -type f -printf '%T@\n' | cut -d. -f1 | sort -n | tail -1)
 	sort -u "$touched" | while read -r f; do
 		[ -e "$stage/$f" ] && touch -d "@$newest" "$stage/$f"
 	done

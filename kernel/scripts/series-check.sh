@@ -17,6 +17,15 @@
 # Logs: DIR/NNNN.build.log and DIR/NNNN.checkpatch.log.  DIR is
 # $SERIES_DIR, by default build/series (6.12) or build/series-7.3.
 #
+# A series whose series file names sub-series (entries SUB/NNNN-*.patch,
+# each SUB a directory with its own series and cover-letter: 7.3's mm
+# and x86) is checked one sub-series at a time, each from a fresh tree of
+# its own in DIR/SUB, so that what passes is what is posted: each
+# sub-series applies to the base alone and every patch of it builds.
+# The TAP lines name the patches SUB/NNNN-* and are numbered across the
+# sub-series; the first failure stops the run as above.  The sub-series
+# on top of each other are make check's patched kernel.
+#
 # The series and the tree: KVER, PATCHES_DIR and LINUX_TARBALL
 # (kernel/scripts/kver.sh; default the 6.12 series, kernel/patches, on
 # Debian's linux-source-6.12).  Without FRAGMENT arguments the fragments
@@ -52,6 +61,40 @@ die() { echo "series-check: $*" >&2; exit 2; }
 patches=$(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$series")
 total=$(echo "$patches" | wc -l)
 start=$(date +%s)
+
+# A series of sub-series: each one checked by a run of this script on
+# its own directory and tree, its TAP lines renumbered and named SUB/...
+subs=$(echo "$patches" | sed -n 's|^\([^/]*\)/.*|\1|p' | awk '!seen[$0]++')
+if [ -n "$subs" ]; then
+	for sub in $subs; do
+		[ -f "$patchdir/$sub/series" ] || die "series names $sub/..., but there is no ${patchdir#$top/}/$sub/series"
+		want=$(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$patchdir/$sub/series" | sed "s|^|$sub/|")
+		[ "$want" = "$(echo "$patches" | grep "^$sub/")" ] ||
+			die "${series#$top/} does not name the patches of ${patchdir#$top/}/$sub/series, in their order"
+	done
+	[ -z "$(echo "$patches" | grep -v /)" ] || die "${series#$top/} mixes sub-series with patches of its own"
+	echo "# $KVER series ${patchdir#$top/}: sub-series $(echo $subs), each on its own base"
+	echo "1..$total"
+	n=0
+	for sub in $subs; do
+		echo "# ==== sub-series $sub (${patchdir#$top/}/$sub), fresh tree in $dir/$sub/src"
+		PATCHES_DIR=$patchdir/$sub SERIES_DIR=$dir/$sub "$0" "$@" |
+			awk -v sub_="$sub" -v n=$n '
+				/^1\.\.[0-9]+$/ { next }
+				/^(not )?ok [0-9]+ - / {
+					s = $0; pre = "ok"
+					if (s ~ /^not /) { pre = "not ok"; sub(/^not /, "", s) }
+					sub(/^ok [0-9]+ - /, "", s)
+					print pre, ++n, "- " sub_ "/" s; fflush(); next
+				}
+				{ print; fflush() }'
+		rc=${PIPESTATUS[0]}
+		[ $rc = 0 ] || exit $rc
+		n=$((n + $(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$patchdir/$sub/series" | wc -l)))
+	done
+	echo "# series-check: $total patches of $(echo $subs | wc -w) sub-series in $(( $(date +%s) - start ))s"
+	exit 0
+fi
 
 echo "# $KVER series ${patchdir#$top/} on $tarball"
 echo "# fresh tree in $src"

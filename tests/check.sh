@@ -424,6 +424,14 @@ if need73 "kernel files: the top-level copies are what the 7.3 series leaves"; t
 		grep -v '^\(not \)\?ok \|^1\.\.' "$logs/7.3-kernel-files.log" | head -80 | sed 's/^# //; s/^/# /'
 		grep -q '^not ok' "$logs/7.3-kernel-files.log" || not_ok "7.3/kernel files: kernel-files.sh exited with $rc"
 	fi
+	# its sub-series (mm, x86) each apply alone to the base with git am
+	env "${env73[@]}" "$scripts/subseries-apply.sh" > "$logs/7.3-subseries.log" 2>&1
+	rc=$?
+	collect "7.3/" "$logs/7.3-subseries.log"
+	if [ $rc != 0 ]; then
+		grep -v '^\(not \)\?ok \|^1\.\.' "$logs/7.3-subseries.log" | head -40 | sed 's/^# //; s/^/# /'
+		grep -q '^not ok' "$logs/7.3-subseries.log" || not_ok "7.3/sub-series: subseries-apply.sh exited with $rc"
+	fi
 fi
 
 # ---------------------------------------------------------------------------

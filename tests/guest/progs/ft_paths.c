@@ -13,16 +13,18 @@
  *	parent writes them, the copy cannot be allocated, so the kernel
  *	drops the fault mutex, unmaps the child's pages and takes the mutex
  *	again; the parent's bytes are checked.  Uses every free huge page.
- *   ft_paths wpgiga ROUNDS	wp, with a thread beside it that faults
- *	1 GiB surplus pages (MAP_NORESERVE: allocated under the fault
- *	mutex, by alloc_contig, which on 7.3 migrates in-use 2 MiB hugetlb
- *	folios and waits for their locks), so that a resize can be pending
- *	while the owner's copy-on-write retakes its mutex with its old
- *	folio locked and the gigantic allocation waits for that folio: a
- *	deadlock unless the retake cannot wait for the resize (issue 39).
- *	Prints how many gigantic faults ran and how many of the owner's
- *	pages they moved (pagemap), which shows the state was reached;
- *	77 when no 1 GiB page can be allocated here.
+ *   ft_paths wpgiga ROUNDS	issue 39's deadlock, reached: wp by four
+ *	threads of the owner, on pages spread over every 1 GiB range, beside
+ *	1 GiB surplus faults (MAP_NORESERVE: allocated under a fault mutex
+ *	by alloc_contig, which on 7.3 migrates in-use 2 MiB hugetlb folios
+ *	once no range is free of them, waiting for their folio locks) and
+ *	the resizes.  A retake that waits for a pending resize with the old
+ *	folio locked hangs there (owner -> resize -> gigantic fault ->
+ *	owner), which the watchdog reports.  ROUNDS / 6 episodes (at least
+ *	one).  Prints how many gigantic faults moved the owner's pages
+ *	(pagemap), which shows the state was reached; 77 when no 1 GiB page
+ *	can be allocated here.  Sets nr_hugepages itself: the caller puts
+ *	it back.
  *   ft_paths memfd ROUNDS	udmabuf from an unfaulted hugetlb memfd
  *	(memfd_pin_folios() -> memfd_alloc_folio(), the mm/memfd.c user),
  *	then faults of the same memfd; needs /dev/udmabuf.
@@ -243,57 +245,134 @@ static unsigned long free_pages(void)
 	return n;
 }
 
-static char *wp_base;
-static unsigned long wp_pages;
+/* the owner's private pages, each written once a round */
+static char *wp_base, *wp_page[64];
+static unsigned long wp_len, wp_pages;
 
-static void run_wp(int rounds)
+/*
+ * Every free page, mapped privately by the owner and faulted (at most 64):
+ * no page left for a copy.
+ */
+static unsigned long wp_map(void)
 {
 	unsigned long n = free_pages();
-	char *p;
 
 	if (n < 1 || n > 64) {
 		fprintf(stderr, "ft_paths: wp wants 1..64 free huge pages, not %lu\n", n);
 		exit(2);
 	}
-	/* every free page, reserved by the owner: no page left for a copy */
-	p = map(-1, n * HPAGE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB);
-	for (unsigned long i = 0; i < n; i++)
-		p[i * HPAGE] = 1;
-	wp_base = p;
-	__atomic_store_n(&wp_pages, n, __ATOMIC_RELEASE);
-	for (int r = 0; r < rounds; r++) {
-		int pipefd[2], status;
-		pid_t child;
-		char c;
-
-		if (pipe(pipefd))
-			fail("pipe");
-		child = fork();
-		if (child < 0)
-			fail("fork");
-		if (!child) {
-			/* share the pages and wait; the parent's writes unmap them */
-			close(pipefd[1]);
-			if (read(pipefd[0], &c, 1) < 0)
-				_exit(2);
-			_exit(0);
-		}
-		close(pipefd[0]);
-		for (unsigned long i = 0; i < n; i++)
-			p[i * HPAGE + 1] = (char)(r + i);
-		for (unsigned long i = 0; i < n; i++)
-			if (p[i * HPAGE + 1] != (char)(r + i) || p[i * HPAGE] != 1)
-				bad("the owner's private page lost its bytes over the copy-on-write");
-		close(pipefd[1]);
-		if (waitpid(child, &status, 0) != child)
-			fail("waitpid");
+	wp_len = n * HPAGE;
+	wp_base = map(-1, wp_len, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB);
+	for (unsigned long i = 0; i < n; i++) {
+		wp_page[i] = wp_base + i * HPAGE;
+		wp_page[i][0] = 1;
 	}
+	return n;
+}
+
+struct wp_writer {
+	pthread_t t;
+	int r;
+	unsigned long first, step;
+};
+
+/* The owner's writes to every step-th page from first: its copy-on-writes. */
+static void *wp_write(void *arg)
+{
+	struct wp_writer *w = arg;
+
+	for (unsigned long i = w->first; i < wp_pages; i += w->step)
+		wp_page[i][1] = (char)(w->r + i);
+	return NULL;
+}
+
+/*
+ * One round: a child shares the owner's pages, the owner writes every one
+ * of them (from @writers threads, each its share of the pages); the copy
+ * cannot be allocated, so hugetlb_wp() unmaps the child's pages and the
+ * owner keeps its own.
+ */
+static void wp_round(int r, int writers)
+{
+	struct wp_writer w[4];
+	int pipefd[2], status;
+	pid_t child;
+	char c;
+
+	if (pipe(pipefd))
+		fail("pipe");
+	child = fork();
+	if (child < 0)
+		fail("fork");
+	if (!child) {
+		/* share the pages and wait; the parent's writes unmap them */
+		close(pipefd[1]);
+		if (read(pipefd[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	for (int t = 0; t < writers; t++) {
+		w[t] = (struct wp_writer){ .r = r, .first = t, .step = writers };
+		if (writers > 1 && pthread_create(&w[t].t, NULL, wp_write, &w[t]))
+			fail("pthread_create");
+	}
+	if (writers == 1)
+		wp_write(&w[0]);
+	for (int t = 0; writers > 1 && t < writers; t++)
+		pthread_join(w[t].t, NULL);
+	for (unsigned long i = 0; i < wp_pages; i++)
+		if (wp_page[i][1] != (char)(r + i) || wp_page[i][0] != 1)
+			bad("the owner's private page lost its bytes over the copy-on-write");
+	close(pipefd[1]);
+	if (waitpid(child, &status, 0) != child)
+		fail("waitpid");
+}
+
+static void run_wp(int rounds)
+{
+	wp_pages = wp_map();
+	for (int r = 0; r < rounds; r++)
+		wp_round(r, 1);
 	stop = 1;
 }
 
 /* --- wpgiga -------------------------------------------------------------- */
 
-static volatile unsigned long gigas, giga_fails, owner_moved;
+/*
+ * The state of issue 39's deadlock, reached on purpose.  On 7.3,
+ * alloc_contig_frozen_pages() first looks for a 1 GiB range without
+ * hugetlb folios, and only when none is left takes one that holds 2 MiB
+ * folios, migrating them (and from its third pass waiting for their folio
+ * locks).  So each episode:
+ *
+ *  - maps a fresh pool of WP_GIGA_POOL pages privately, keeps at most
+ *    WP_GIGA_PAGES of them spread over every 1 GiB range they lie in,
+ *    and gives the pool the others back: the owner's pages are then the
+ *    only hugetlb folios, in as many ranges as it could;
+ *  - faults 1 GiB surplus pages, each under its fault mutex and each held,
+ *    until one fails: the first take the ranges free of the owner's pages,
+ *    the later ones migrate the owner's, while four threads of the owner
+ *    write its pages (hugetlb_wp(): old folio locked, mutex dropped, the
+ *    child's pages unmapped, mutex retaken) and the table is resized
+ *    back to back;
+ *  - gives everything back.
+ *
+ * A retake that waits for a pending resize with the old folio locked
+ * deadlocks there: owner -> resize -> gigantic fault -> owner.  Whether a
+ * writer is between its drop and its retake when a gigantic fault makes
+ * the resize wait, with its folio in the range that fault migrates, is a
+ * race each episode wins or not: hence several episodes, and the
+ * gigantic faults only once the owner's threads are writing.
+ */
+#define GIGA_MAX	16
+#define WP_GIGA_POOL	64
+#define WP_GIGA_PAGES	16
+#define WP_GIGA_WRITERS	4
+
+static unsigned long gigas, giga_fails, giga_moving, owner_moved;
+static volatile unsigned long wp_done;	/* the owner's rounds so far */
+static volatile int episode_done;
 
 /* The page frame behind @addr in this process, 0 if none (or unreadable). */
 static uint64_t pfn_of(const void *addr)
@@ -308,15 +387,71 @@ static uint64_t pfn_of(const void *addr)
 	return (e >> 63) ? e & ((1ULL << 55) - 1) : 0;
 }
 
-/* Fault 1 GiB surplus pages one after the other until the run stops. */
+static void set_pool(unsigned long n)
+{
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "w");
+
+	if (!f || fprintf(f, "%lu\n", n) < 0 || fclose(f))
+		fail("/proc/sys/vm/nr_hugepages");
+}
+
+/*
+ * Keep at most WP_GIGA_PAGES of the mapped pages, taking one page of each
+ * 1 GiB range in turn; unmap the others (their reservations go with
+ * them) and shrink the pool to the kept.
+ */
+static void wp_spread(void)
+{
+	unsigned long n = wp_len / HPAGE, kept = 0;
+	uint64_t range[64];
+	char *keep[64] = { 0 };
+
+	for (unsigned long i = 0; i < n; i++)
+		range[i] = pfn_of(wp_page[i]) >> 18;
+	while (kept < WP_GIGA_PAGES) {
+		unsigned long before = kept;
+		uint64_t taken[64];
+		unsigned long ntaken = 0;
+
+		for (unsigned long i = 0; i < n && kept < WP_GIGA_PAGES; i++) {
+			unsigned long j;
+
+			if (!wp_page[i])
+				continue;
+			for (j = 0; j < ntaken && taken[j] != range[i]; j++)
+				;
+			if (j < ntaken)
+				continue;	/* this turn has a page of that range */
+			taken[ntaken++] = range[i];
+			keep[kept++] = wp_page[i];
+			wp_page[i] = NULL;
+		}
+		if (kept == before)
+			break;
+	}
+	for (unsigned long i = 0; i < n; i++)
+		if (wp_page[i] && munmap(wp_page[i], HPAGE))
+			fail("munmap");
+	memcpy(wp_page, keep, sizeof(keep));
+	set_pool(kept);
+	if (free_pages())
+		bad("the pool kept free pages beside the owner's");
+	__atomic_store_n(&wp_pages, kept, __ATOMIC_RELEASE);
+}
+
+/* One episode's gigantic faults, each held, until one fails. */
 static void *giga(void *arg)
 {
+	char *held[GIGA_MAX];
 	uint64_t before[64];
+	int n = 0;
 
 	(void)arg;
-	while (!__atomic_load_n(&wp_pages, __ATOMIC_ACQUIRE))
+	/* not before the owner's threads are writing */
+	for (unsigned long r0 = wp_done; wp_done == r0; )
 		usleep(1000);
-	while (!stop) {
+	while (n < GIGA_MAX) {
+		unsigned long moved = 0;
 		char *g = mmap(NULL, GPAGE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
 			       MAP_HUGE_1GB | MAP_NORESERVE, -1, 0);
@@ -326,31 +461,57 @@ static void *giga(void *arg)
 		/* not shared with the owner's children */
 		if (madvise(g, GPAGE, MADV_DONTFORK))
 			fail("MADV_DONTFORK");
-		for (unsigned long i = 0; i < wp_pages && i < 64; i++)
-			before[i] = pfn_of(wp_base + i * HPAGE);
+		for (unsigned long i = 0; i < wp_pages; i++)
+			before[i] = pfn_of(wp_page[i]);
 		if (madvise(g, GPAGE, MADV_POPULATE_WRITE)) {
 			giga_fails++;
-		} else {
-			gigas++;
-			for (unsigned long i = 0; i < wp_pages && i < 64; i++)
-				if (before[i] && pfn_of(wp_base + i * HPAGE) != before[i])
-					owner_moved++;
+			munmap(g, GPAGE);
+			break;
 		}
-		munmap(g, GPAGE);
+		gigas++;
+		held[n++] = g;
+		for (unsigned long i = 0; i < wp_pages; i++)
+			if (before[i] && pfn_of(wp_page[i]) != before[i])
+				moved++;
+		owner_moved += moved;
+		giga_moving += moved > 0;
 	}
+	while (n)
+		munmap(held[--n], GPAGE);
+	episode_done = 1;
 	return NULL;
 }
 
 static void run_wpgiga(int rounds)
 {
-	pthread_t t;
+	int episodes = (rounds + 5) / 6;
+	unsigned long r = 0;
 
-	if (pthread_create(&t, NULL, giga, NULL))
-		fail("pthread_create");
-	run_wp(rounds);
-	pthread_join(t, NULL);
-	printf("gigantic faults=%lu failed=%lu, owner pages they moved=%lu\n",
-	       gigas, giga_fails, owner_moved);
+	for (int e = 0; e < episodes; e++) {
+		pthread_t t;
+
+		/* a fresh pool, from wherever the last episode freed memory */
+		set_pool(0);
+		set_pool(WP_GIGA_POOL);
+		if (free_pages() < WP_GIGA_PAGES)
+			fail("a pool of 16 huge pages or more");
+		wp_map();
+		wp_spread();
+		episode_done = 0;
+		if (pthread_create(&t, NULL, giga, NULL))
+			fail("pthread_create");
+		while (!episode_done) {
+			wp_round(r++, WP_GIGA_WRITERS);
+			wp_done = r;
+		}
+		pthread_join(t, NULL);
+		/* page by page: what wp_spread() unmapped may be in use again */
+		for (unsigned long i = 0; i < wp_pages; i++)
+			munmap(wp_page[i], HPAGE);
+	}
+	stop = 1;
+	printf("episodes=%d owner rounds=%lu gigantic faults=%lu failed=%lu, moving the owner's pages=%lu (%lu pages)\n",
+	       episodes, r, gigas, giga_fails, giga_moving, owner_moved);
 	if (!gigas) {
 		printf("no 1 GiB page could be allocated here\n");
 		exit(77);

@@ -13,7 +13,9 @@
 # tests its "Test:" line names, tests/guest/kernel-race.t by default
 # (same-page first-touch races across resizes, SIGBUS = overlap, and the
 # trace replay), with what its "Append:" line adds to the kernel command
-# line (the series is then booted with it too).  Every mutant must be caught: a
+# line (the series is then booted with it too) and with the guest memory
+# its "Memory:" line asks for, in MiB (the series' boot takes the most any
+# mutant asks for).  Every mutant must be caught: a
 # failed test, a kernel log with a WARNING/BUG/lockdep line, a crash or a
 # hang past VM_TIMEOUT.  The real series (build/patched) must pass the same
 # run.  All guests boot with init_on_free=1, so that a mutex used after its
@@ -59,6 +61,10 @@ tests_of() {
 append_of() {
 	sed -n 's/^Append: *//p' "$1" | head -n 1
 }
+# the guest memory a mutant's test needs ("Memory:", MiB), if not run-vm's
+mem_of() {
+	sed -n 's/^Memory: *//p' "$1" | head -n 1
+}
 # run-tests on those tests
 cmd_for() {
 	local t c=run-tests
@@ -84,9 +90,10 @@ result() {	# result OK|NOTOK DESC
 	if [ "$1" = OK ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; bad=1; fi
 }
 
-# boot LABEL BZIMAGE TESTS [APPEND]: run the tests, echo run-vm's exit status
+# boot LABEL BZIMAGE TESTS [APPEND [MEM]]: run the tests, echo run-vm's
+# exit status
 boot() {
-	VM_APPEND="$VM_APPEND${4:+ $4}" VM_LOGDIR=$logs/$1 VM_KERNEL=patched \
+	VM_APPEND="$VM_APPEND${4:+ $4}" VM_MEM=${5:-${VM_MEM:-}} VM_LOGDIR=$logs/$1 VM_KERNEL=patched \
 		"$scripts/run-vm.sh" "$2" "$build/guest.cpio" "$(cmd_for "$3")" \
 		> "$logs/$1.log" 2> "$logs/$1.err"
 	echo $?
@@ -94,7 +101,8 @@ boot() {
 
 start=$(date +%s)
 all=$(for m in "$@"; do tests_of "$m"; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
-rc=$(boot series "$build/patched/bzImage" "$all")
+mem=$(for m in "$@"; do mem_of "$m"; done | sort -n | tail -n 1)
+rc=$(boot series "$build/patched/bzImage" "$all" "" "$mem")
 if [ "$rc" = 0 ]; then
 	result OK "the series passes $all"
 else
@@ -132,7 +140,7 @@ for m in "$@"; do
 		continue
 	fi
 	t=$(tests_of "$m")
-	rc=$(boot "$name" "$dir/bzImage" "$t" "$(append_of "$m")")
+	rc=$(boot "$name" "$dir/bzImage" "$t" "$(append_of "$m")" "$(mem_of "$m")")
 	case $rc in
 	0) result NOTOK "mutant $name: NOT caught, $t passed" ;;
 	1) result OK "mutant $name: caught by the test ($(grep -m1 -E '^not ok' "$logs/$name.log" | cut -c1-110))" ;;

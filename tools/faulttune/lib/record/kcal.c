@@ -282,27 +282,13 @@ static int optimized(uint64_t addr)
 static int jump_site(const char *group, uint64_t entry, uint64_t call,
 		     uint64_t *at)
 {
-	struct tracefs_dynevent *ev;
-	char where[32];
 	uint64_t a;
-	int ok;
 
-	for (a = call - 5; a >= entry + 5 && a + 16 > call; a--) {
-		snprintf(where, sizeof(where), "0x%llx", (unsigned long long)a);
-		ev = tracefs_kprobe_alloc(group, "cal_j", where, NULL);
-		if (!ev)
-			return -1;
-		ok = !tracefs_dynevent_create(ev);
-		if (ok && tracefs_dynevent_destroy(ev, true))
-			ft_err("cannot remove its calibration probe: %s",
-			       strerror(errno));
-		tracefs_dynevent_free(ev);
-		tracefs_error_clear(NULL);
-		if (ok) {
+	for (a = call - 5; a >= entry + 5 && a + 16 > call; a--)
+		if (ft_kprobe_insn_at(group, "cal_j", a) == 1) {
 			*at = a;
 			return 0;
 		}
-	}
 	return -1;
 }
 

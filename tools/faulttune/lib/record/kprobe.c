@@ -541,29 +541,10 @@ static const char *create_keys(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 	return NULL;
 }
 
-/*
- * Whether an instruction starts at addr, as the kernel decodes its
- * function: it refuses a kprobe anywhere else with EILSEQ.  1 yes (or
- * refused for another reason: not known, so taken as yes), 0 no.
- */
+/* an instruction starts at addr, or the kernel cannot say: taken as yes */
 static int insn_starts(struct ft_kprobes *kp, uint64_t addr)
 {
-	struct tracefs_dynevent *ev;
-	char where[32];
-	int made, err;
-
-	snprintf(where, sizeof(where), "0x%llx", (unsigned long long)addr);
-	ev = tracefs_kprobe_alloc(kp->group, "insn", where, NULL);
-	if (!ev)
-		return 1;
-	made = !tracefs_dynevent_create(ev);
-	err = errno;
-	if (made && tracefs_dynevent_destroy(ev, true))
-		ft_err("cannot remove kprobe event %s/insn: %s", kp->group,
-		       strerror(errno));
-	tracefs_dynevent_free(ev);
-	tracefs_error_clear(NULL);
-	return made || err != EILSEQ;
+	return ft_kprobe_insn_at(kp->group, "insn", addr) != 0;
 }
 
 /*

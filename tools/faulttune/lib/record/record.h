@@ -163,6 +163,13 @@ int ft_kprobes_arm(struct ft_kprobes *kp, struct tracefs_instance *inst, int on)
 int ft_kprobes_stale(int quiet, int (*owned)(const char *inst));
 /* " kprobe group=... key=... table=... nbuckets=... stride=... covered=..." */
 const char *ft_kprobes_marker(const struct ft_kprobes *kp);
+/*
+ * kinsn.c: whether the kernel takes a kprobe at addr, made as group/name
+ * and removed at once, never enabled: 1 it does, so an instruction
+ * starts there; 0 it refuses with EILSEQ; -1 it refuses for another
+ * reason.
+ */
+int ft_kprobe_insn_at(const char *group, const char *name, uint64_t addr);
 /* kcal.c: fills kp->cal; NULL, or why not (then holds go uncorrected) */
 const char *ft_kcal_measure(struct ft_kprobes *kp, struct tracefs_instance *inst,
 			    const struct ft_ksyms *ks, const char *key_format,

@@ -183,7 +183,7 @@ void ft_kprobes_destroy(struct ft_kprobes *kp)
 		tracefs_dynevent_free(kp->unlock[i]);
 		kp->unlock[i] = NULL;
 	}
-	kp->nunlock = kp->ncall = kp->njump = kp->nshape = 0;
+	kp->nunlock = kp->njump = kp->nshape = 0;
 	destroy_one(&kp->key[0]);
 	for (i = 1; i < kp->nkey; i++) {
 		tracefs_dynevent_free(kp->key[i]);
@@ -599,8 +599,12 @@ static int optimizes(void)
 	return yes;
 }
 
-/* the event of our group for a jump-placed release of this shape */
-static int jump_event(struct ft_kprobes *kp, const struct ft_kjump *j,
+/*
+ * The event of our group for a jump-placed release of this shape: its
+ * slot, a new one (== kp->nshape, taken by the caller once a probe is
+ * made on it) when no event has the shape yet; -1 when none is left.
+ */
+static int jump_event(const struct ft_kprobes *kp, const struct ft_kjump *j,
 		      char *name, size_t nlen, char *format, size_t flen)
 {
 	int s;
@@ -610,10 +614,6 @@ static int jump_event(struct ft_kprobes *kp, const struct ft_kjump *j,
 			break;
 	if (s == FT_KP_JUMPS)
 		return -1;
-	if (s == kp->nshape) {
-		snprintf(kp->jreg[s], sizeof(kp->jreg[s]), "%s", j->reg);
-		kp->jscale[s] = j->scale;
-	}
 	snprintf(name, nlen, "unlock_j%d", s);
 	snprintf(format, flen, "idx=%%%s:x64", j->reg);
 	return s;
@@ -642,18 +642,15 @@ static int jump_probe(struct ft_kprobes *kp, const struct ft_ksyms *ks,
 			    &j) ||
 	    jumped_into(kp, ks, j.at, site->addr))
 		return -1;
-	first = kp->nshape;
 	s = jump_event(kp, &j, name, sizeof(name), format, sizeof(format));
-	if (s < 0)
+	if (s < 0 || site_probe(kp, ks, name, format, j.at, "mutex_unlock()",
+				&ev, place, plen, why, sizeof(why)))
 		return -1;
-	first = s == first;
-	if (first)
+	first = s == kp->nshape;
+	if (first) {
+		snprintf(kp->jreg[s], sizeof(kp->jreg[s]), "%s", j.reg);
+		kp->jscale[s] = j.scale;
 		kp->nshape++;
-	if (site_probe(kp, ks, name, format, j.at, "mutex_unlock()", &ev, place,
-		       plen, why, sizeof(why))) {
-		if (first)
-			kp->nshape--;
-		return -1;
 	}
 	/* the first probe of its event is the one whose removal removes all */
 	kp->head[kp->nunlock] = first;
@@ -711,7 +708,8 @@ static const char *create_unlocks(struct ft_kprobes *kp,
 			       &rlen, "%s%s", rlen ? "," : "", addr);
 			continue;
 		}
-		kp->head[kp->nunlock] = !kp->ncall++;
+		/* the first on "unlock": no release on a call before it */
+		kp->head[kp->nunlock] = kp->nunlock == kp->njump;
 		kp->unlock[kp->nunlock++] = ev;
 		released |= sites[i].ops;
 		append(kp->unlock_at, sizeof(kp->unlock_at), &alen, "%s%s",
@@ -888,7 +886,8 @@ int ft_kprobes_arm(struct ft_kprobes *kp, struct tracefs_instance *inst, int on)
 			if (tracefs_event_enable(inst, kp->group, name))
 				return -1;
 		}
-		if ((kp->ncall &&
+		/* "unlock" exists when a release is on a call */
+		if ((kp->nunlock > kp->njump &&
 		     tracefs_event_enable(inst, kp->group, "unlock")) ||
 		    tracefs_event_enable(inst, kp->group, "key") ||
 		    tracefs_event_enable(inst, "lock", lock_events[0]) ||

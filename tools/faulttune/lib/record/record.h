@@ -118,7 +118,7 @@ struct ft_kprobes {
 	 */
 	struct tracefs_dynevent *unlock[FT_KP_SITES];
 	unsigned char head[FT_KP_SITES];
-	int nunlock, ncall, njump;
+	int nunlock, njump;	/* the probes, and those placed as jumps */
 	char jreg[FT_KP_JUMPS][8];
 	unsigned int jscale[FT_KP_JUMPS];
 	int nshape;

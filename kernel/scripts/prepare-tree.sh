@@ -41,7 +41,10 @@ die() { echo "prepare-tree: $*" >&2; exit 1; }
 # same base).
 moved() {	# PATCH
 	local have want cover
-	cover=$(ls "$patchdir/cover-letter" "$patchdir"/*/cover-letter 2>/dev/null | head -1)
+	# (a glob that matches nothing stays as written: -f skips it)
+	for cover in "$patchdir/cover-letter" "$patchdir"/*/cover-letter ""; do
+		[ -f "$cover" ] && break
+	done
 	have=$(tree_release "$stage")
 	want=$(grep -o -m1 'applies to \(Linux \|v\)[0-9][0-9.]*[0-9]' "${cover:-/dev/null}" 2>/dev/null |
 		grep -o '[0-9][0-9.]*[0-9]$' || true)

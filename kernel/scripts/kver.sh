@@ -14,7 +14,8 @@
 #                  7.3 one that make deps fetches into /var/cache/faulttune
 #
 # Sets KVER, PATCHES_DIR, LINUX_TARBALL and KSOURCE (where the tarball comes
-# from, for error messages), and defines tree_release.
+# from, for error messages), and defines tree_release, series_list,
+# series_subs and series_subs_in_order.
 if [ -z "${KVER:-}" ]; then
 	case ${LINUX_TARBALL:-} in
 	*/linux-source-[0-9]*.tar*) KVER=${LINUX_TARBALL##*/linux-source-}; KVER=${KVER%%.tar*};;
@@ -36,4 +37,27 @@ esac
 tree_release() {
 	sed -n 's/^\(VERSION\|PATCHLEVEL\|SUBLEVEL\) = \([0-9]*\)$/\2/p' "$1/Makefile" 2>/dev/null |
 		paste -sd. | grep -x '[0-9]*\.[0-9]*\.[0-9]*' || true
+}
+
+# series_list DIR: the patches DIR/series names, in order (nothing when
+# there is no DIR/series)
+series_list() {
+	sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$1/series" 2>/dev/null || true
+}
+
+# series_subs DIR: the sub-series DIR/series names, in order: SUB of its
+# SUB/NNNN-*.patch entries (7.3's mm and x86, each posted on its own
+# against the base); nothing for a series of patches
+series_subs() {
+	series_list "$1" | sed -n 's|^\([^/]*\)/.*|\1|p' | awk '!seen[$0]++'
+}
+
+# series_subs_in_order DIR: DIR/series is its sub-series' own series, one
+# after the other, and nothing else (what the harness applies is what is
+# posted)
+series_subs_in_order() {
+	local sub
+	[ "$(for sub in $(series_subs "$1"); do
+		series_list "$1/$sub" | sed "s|^|$sub/|"
+	done)" = "$(series_list "$1")" ]
 }

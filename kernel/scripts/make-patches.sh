@@ -74,10 +74,10 @@ mapfile -t series < <(grep -v '^[[:space:]]*\(#\|$\)' "$patches/series" | awk '{
 # with its own series and cover-letter: 7.3's mm for linux-mm and x86
 # for tip) is posted as one series per SUB, each made against the base
 # alone by a run of this script into OUTDIR/SUB.
-subs=$(printf '%s\n' "${series[@]}" | sed -n 's|^\([^/]*\)/.*|\1|p' | awk '!seen[$0]++')
+subs=$(series_subs "$patches")
 if [ -n "$subs" ]; then
-	! printf '%s\n' "${series[@]}" | grep -qv / ||
-		die "${patches#$top/}/series mixes sub-series with patches of its own"
+	series_subs_in_order "$patches" ||
+		die "${patches#$top/}/series is not its sub-series' patches, in order, and nothing else"
 	rm -rf "$work" "$out"
 	mkdir -p "$out"
 	status=0

@@ -64,15 +64,13 @@ start=$(date +%s)
 
 # A series of sub-series: each one checked by a run of this script on
 # its own directory and tree, its TAP lines renumbered and named SUB/...
-subs=$(echo "$patches" | sed -n 's|^\([^/]*\)/.*|\1|p' | awk '!seen[$0]++')
+subs=$(series_subs "$patchdir")
 if [ -n "$subs" ]; then
 	for sub in $subs; do
 		[ -f "$patchdir/$sub/series" ] || die "series names $sub/..., but there is no ${patchdir#$top/}/$sub/series"
-		want=$(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$patchdir/$sub/series" | sed "s|^|$sub/|")
-		[ "$want" = "$(echo "$patches" | grep "^$sub/")" ] ||
-			die "${series#$top/} does not name the patches of ${patchdir#$top/}/$sub/series, in their order"
 	done
-	[ -z "$(echo "$patches" | grep -v /)" ] || die "${series#$top/} mixes sub-series with patches of its own"
+	series_subs_in_order "$patchdir" ||
+		die "${series#$top/} is not the patches of its sub-series' series, in order, and nothing else"
 	echo "# $KVER series ${patchdir#$top/}: sub-series $(echo $subs), each on its own base"
 	echo "1..$total"
 	n=0
@@ -90,7 +88,7 @@ if [ -n "$subs" ]; then
 				{ print; fflush() }'
 		rc=${PIPESTATUS[0]}
 		[ $rc = 0 ] || exit $rc
-		n=$((n + $(sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$patchdir/$sub/series" | wc -l)))
+		n=$((n + $(series_list "$patchdir/$sub" | wc -l)))
 	done
 	echo "# series-check: $total patches of $(echo $subs | wc -w) sub-series in $(( $(date +%s) - start ))s"
 	exit 0

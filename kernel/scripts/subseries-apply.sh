@@ -31,11 +31,9 @@ if [ "$KVER" = 6.12 ]; then base=${KERNEL_BASE:-$top/build/stock/src}
 else base=${KERNEL_BASE:-$top/build/$KVER/stock/src}; fi
 
 die() { echo "subseries-apply: $*" >&2; exit 2; }
-list() { sed -e 's/[[:space:]].*//' -e '/^#/d' -e '/^$/d' "$1" 2>/dev/null; }
 
 [ -f "$patches/series" ] || die "no $rel/series"
-series=$(list "$patches/series")
-subs=$(echo "$series" | sed -n 's|^\([^/]*\)/.*|\1|p' | awk '!seen[$0]++')
+subs=$(series_subs "$patches")
 if [ -z "$subs" ]; then
 	echo "1..0 # no sub-series in $rel/series"
 	exit 0
@@ -49,16 +47,14 @@ result() {	# ok|not DESC
 
 # the series file is what the harness applies: every sub-series' patches,
 # in their order, sub-series after sub-series, and nothing else
-want=$(for sub in $subs; do list "$patches/$sub/series" | sed "s|^|$sub/|"; done)
-if [ "$want" = "$series" ]; then
+if series_subs_in_order "$patches"; then
 	result ok "sub-series: $rel/series names the patches of $(echo $subs | sed 's/ /, /g'), in order"
 else
-	diff <(echo "$want") <(echo "$series") | sed 's/^/# /'
 	result not "sub-series: $rel/series is not the patches of $(echo $subs | sed 's/ /, /g') in order"
 fi
 
 # the files the patches change that the base has (not those they create)
-all=$(for sub in $subs; do list "$patches/$sub/series" | sed "s|^|$patches/$sub/|"; done)
+all=$(for sub in $subs; do series_list "$patches/$sub" | sed "s|^|$patches/$sub/|"; done)
 for f in $all; do [ -f "$f" ] || die "$f is named by its series but not there"; done
 created=$(for f in $all; do
 	awk '/^--- \/dev\/null/ { n = 1; next } n && /^\+\+\+ b\// { print substr($0, 7) } { n = 0 }' "$f"
@@ -89,7 +85,7 @@ for sub in $subs; do
 	cp -a "$tmp/base" "$t"
 	(cd "$t" && "${git[@]}" init -q && "${git[@]}" add -A && "${git[@]}" commit -q -m base) ||
 		die "cannot make a git tree in $t"
-	for p in $(list "$patches/$sub/series"); do
+	for p in $(series_list "$patches/$sub"); do
 		{ printf 'From: subseries-apply <subseries-apply@localhost>\n'; cat "$patches/$sub/$p"; } > "$tmp/mbox"
 		if out=$(cd "$t" && "${git[@]}" am -q --keep-cr "$tmp/mbox" 2>&1); then
 			result ok "sub-series $sub: $p applies with git am to Linux ${release:-?} alone"
